@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stackmap dump: decode stack_map_bin and print it as the kernel's text export, as JSON or as
+ * collapsed ("folded") stacks.
+ */
+#define _GNU_SOURCE
+#include "stackmap.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DUMP_DEFAULT_FILE "/sys/kernel/tracing/stack_map_bin"
+
+enum dump_mode { DUMP_TEXT, DUMP_JSON, DUMP_FOLDED };
+enum dump_sort { SORT_ID, SORT_REF, SORT_DEPTH };
+
+static int dump_cmp_ref(const void *a, const void *b)
+{
+	const struct smbin_stack *x = *(const struct smbin_stack *const *)a;
+	const struct smbin_stack *y = *(const struct smbin_stack *const *)b;
+
+	if (x->ref_count != y->ref_count)
+		return x->ref_count > y->ref_count ? -1 : 1;
+	return x->id < y->id ? -1 : (x->id > y->id);
+}
+
+static int dump_cmp_depth(const void *a, const void *b)
+{
+	const struct smbin_stack *x = *(const struct smbin_stack *const *)a;
+	const struct smbin_stack *y = *(const struct smbin_stack *const *)b;
+
+	if (x->nr != y->nr)
+		return x->nr > y->nr ? -1 : 1;
+	return x->id < y->id ? -1 : (x->id > y->id);
+}
+
+static void dump_text(struct sm_out *o, struct sm_frames *fr, const struct smbin_stack *s)
+{
+	uint32_t j;
+
+	sm_out_str(o, "stack_id ");
+	sm_out_u64(o, s->id);
+	sm_out_str(o, " [ref ");
+	sm_out_u64(o, s->ref_count);
+	sm_out_str(o, ", depth ");
+	sm_out_u64(o, s->nr);
+	sm_out_str(o, "]\n");
+	for (j = 0; j < s->nr; j++) {
+		sm_out_str(o, "  [");
+		sm_out_u64(o, j);
+		sm_out_str(o, "] ");
+		sm_out_str(o, sm_frame(fr, s->ips[j], SM_FRAME_FULL, NULL));
+		sm_out_chr(o, '\n');
+	}
+	sm_out_chr(o, '\n');
+}
+
+static void dump_json(struct sm_out *o, struct sm_frames *fr, const struct syms *syms,
+		      int have_syms, const struct smbin_stack *s, int first)
+{
+	const char *file;
+	uint32_t j;
+	int res, line;
+
+	sm_out_str(o, first ? "\n  {\"id\": " : ",\n  {\"id\": ");
+	sm_out_u64(o, s->id);
+	sm_out_str(o, ", \"ref_count\": ");
+	sm_out_u64(o, s->ref_count);
+	sm_out_str(o, ", \"depth\": ");
+	sm_out_u64(o, s->nr);
+	sm_out_str(o, ", \"ips\": [");
+	for (j = 0; j < s->nr; j++) {
+		if (j)
+			sm_out_str(o, ", ");
+		sm_out_chr(o, '"');
+		sm_out_hex16(o, s->ips[j]);
+		sm_out_chr(o, '"');
+	}
+	sm_out_chr(o, ']');
+	if (have_syms) {
+		sm_out_str(o, ", \"symbols\": [");
+		for (j = 0; j < s->nr; j++) {
+			const char *txt = sm_frame(fr, s->ips[j], SM_FRAME_FULL, &res);
+
+			if (j)
+				sm_out_str(o, ", ");
+			if (res)
+				sm_out_json_str(o, txt);
+			else
+				sm_out_str(o, "null");
+		}
+		sm_out_chr(o, ']');
+	}
+	if (sm_opts.lines) {
+		sm_out_str(o, ", \"lines\": [");
+		for (j = 0; j < s->nr; j++) {
+			if (j)
+				sm_out_str(o, ", ");
+			if (syms_srcline(syms, s->ips[j], &file, &line) == 0) {
+				char tmp[1024];
+
+				snprintf(tmp, sizeof(tmp), "%s:%d", file, line);
+				sm_out_json_str(o, tmp);
+			} else {
+				sm_out_str(o, "null");
+			}
+		}
+		sm_out_chr(o, ']');
+	}
+	sm_out_chr(o, '}');
+}
+
+static void dump_folded(struct sm_out *o, struct sm_frames *fr, const struct smbin_stack *s)
+{
+	uint32_t j;
+
+	if (!s->nr)
+		sm_out_str(o, "[no frames]");
+	for (j = s->nr; j > 0; j--) {
+		sm_out_str(o, sm_frame(fr, s->ips[j - 1], SM_FRAME_FOLDED, NULL));
+		if (j > 1)
+			sm_out_chr(o, ';');
+	}
+	sm_out_chr(o, ' ');
+	sm_out_u64(o, s->ref_count);
+	sm_out_chr(o, '\n');
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "folded", no_argument, NULL, 'f' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		SM_SYM_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	enum dump_mode mode = DUMP_TEXT;
+	enum dump_sort sort = SORT_ID;
+	const struct smbin_stack **order = NULL;
+	unsigned long top = 0;
+	int have_top = 0, have_sort = 0, have_syms = 0, ret, c, derr;
+	const char *path = DUMP_DEFAULT_FILE;
+	struct smbin_map map;
+	struct sm_frames fr;
+	struct sm_out out;
+	struct syms syms;
+	size_t i, n;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		if (sm_sym_option(c, optarg))
+			continue;
+		switch (c) {
+		case 'j':
+			mode = DUMP_JSON;
+			break;
+		case 'f':
+			mode = DUMP_FOLDED;
+			break;
+		case 'n':
+			if (sm_parse_uint(optarg, &top)) {
+				sm_err("dump: --top needs a number, got '%s'", optarg);
+				return SM_EXIT_USAGE;
+			}
+			have_top = 1;
+			break;
+		case 's':
+			have_sort = 1;
+			if (strcmp(optarg, "id") == 0) {
+				sort = SORT_ID;
+			} else if (strcmp(optarg, "ref") == 0) {
+				sort = SORT_REF;
+			} else if (strcmp(optarg, "depth") == 0) {
+				sort = SORT_DEPTH;
+			} else {
+				sm_err("dump: --sort must be ref, id or depth, got '%s'", optarg);
+				return SM_EXIT_USAGE;
+			}
+			break;
+		case 'h':
+			sm_usage(stdout);
+			return SM_EXIT_OK;
+		default:
+			sm_err("dump: unknown or incomplete option '%s'", argv[optind - 1]);
+			return SM_EXIT_USAGE;
+		}
+	}
+	if (optind + 1 < argc) {
+		sm_err("dump: too many arguments (one FILE expected)");
+		return SM_EXIT_USAGE;
+	}
+	if (optind < argc)
+		path = argv[optind];
+	if (have_top && !have_sort)
+		sort = SORT_REF;
+
+	ret = sm_load_syms(&syms, &have_syms);
+	if (ret)
+		return ret;
+	/* On malformed data, print what decoded cleanly, then the error line. */
+	derr = sm_load_map(path, &map, 1);
+	if (derr == SM_EXIT_USAGE) {
+		syms_free(&syms);
+		return derr;
+	}
+	sm_frames_init(&fr, have_syms ? &syms : NULL, sm_opts.lines);
+	if (sm_out_init(&out, stdout)) {
+		ret = SM_EXIT_USAGE;
+		goto out;
+	}
+	n = map.nr;
+	if (n) {
+		order = malloc(n * sizeof(*order));
+		if (!order) {
+			sm_err("out of memory");
+			ret = SM_EXIT_USAGE;
+			goto out;
+		}
+	}
+	for (i = 0; i < n; i++)
+		order[i] = &map.stacks[i];
+	if (sort == SORT_REF)
+		qsort(order, n, sizeof(*order), dump_cmp_ref);
+	else if (sort == SORT_DEPTH)
+		qsort(order, n, sizeof(*order), dump_cmp_depth);
+	if (have_top && top < n)
+		n = top;
+
+	if (mode == DUMP_JSON)
+		sm_out_chr(&out, '[');
+	for (i = 0; i < n; i++) {
+		if (mode == DUMP_TEXT)
+			dump_text(&out, &fr, order[i]);
+		else if (mode == DUMP_JSON)
+			dump_json(&out, &fr, &syms, have_syms, order[i], i == 0);
+		else
+			dump_folded(&out, &fr, order[i]);
+	}
+	if (mode == DUMP_JSON)
+		sm_out_str(&out, n ? "\n]\n" : "]\n");
+	ret = derr;
+out:
+	if (out.buf)
+		sm_out_flush(&out);
+	sm_map_error_flush();
+	if (out.buf && sm_out_done(&out) && !ret) {
+		sm_err("dump: write error on standard output");
+		ret = SM_EXIT_USAGE;
+	}
+	free(order);
+	sm_frames_free(&fr);
+	smbin_free(&map);
+	syms_free(&syms);
+	return ret;
+}

@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Helpers shared by the stackmap subcommands: messages, symbol loading, buffered output and
+ * the per-address frame formatting cache.
+ */
+#define _GNU_SOURCE
+#include "stackmap.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct sm_opts sm_opts;
+
+void sm_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("stackmap: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int sm_sym_option(int c, const char *arg)
+{
+	switch (c) {
+	case 0x100:
+		sm_opts.kallsyms = arg;
+		sm_opts.no_kallsyms = 0;
+		return 1;
+	case 0x101:
+		sm_opts.no_kallsyms = 1;
+		return 1;
+	case 0x102:
+		sm_opts.vmlinux = arg;
+		return 1;
+	case 0x103:
+		sm_opts.lines = 1;
+		return 1;
+	case 0x104:
+		sm_opts.tracefs = arg;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int sm_parse_uint(const char *s, unsigned long *out)
+{
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	*out = strtoul(s, &end, 10);
+	if (errno || *end)
+		return -EINVAL;
+	return 0;
+}
+
+int sm_load_syms(struct syms *s, int *have_syms)
+{
+	const char *ks = sm_opts.kallsyms;
+	struct syms_err err = { 0 };
+	int ret, dflt = 0;
+
+	syms_init(s);
+	*have_syms = 0;
+	if (!ks && !sm_opts.no_kallsyms && access("/proc/kallsyms", R_OK) == 0) {
+		ks = "/proc/kallsyms";
+		dflt = 1;
+	}
+	if (ks && !sm_opts.no_kallsyms) {
+		ret = syms_load_kallsyms(s, ks, &err);
+		if (ret == -ENODATA && dflt) {
+			/* Default source without usable addresses: silently run without symbols. */
+			syms_free(s);
+		} else if (ret) {
+			sm_err("%s: %s", ks, err.msg);
+			syms_free(s);
+			return SM_EXIT_USAGE;
+		} else {
+			*have_syms = 1;
+		}
+	}
+	if (sm_opts.vmlinux) {
+		ret = syms_load_elf(s, sm_opts.vmlinux, sm_opts.lines, &err);
+		if (ret) {
+			sm_err("%s: %s", sm_opts.vmlinux, err.msg);
+			syms_free(s);
+			return SM_EXIT_USAGE;
+		}
+		*have_syms = 1;
+	} else if (sm_opts.lines) {
+		sm_err("--lines needs --vmlinux");
+		syms_free(s);
+		return SM_EXIT_USAGE;
+	}
+	syms_finish(s);
+	return 0;
+}
+
+static char sm_map_error[512];
+
+void sm_map_error_flush(void)
+{
+	if (sm_map_error[0])
+		sm_err("%s", sm_map_error);
+	sm_map_error[0] = '\0';
+}
+
+int sm_load_map(const char *path, struct smbin_map *map, int defer)
+{
+	struct smbin_err err;
+	size_t len;
+	char *buf;
+	int ret;
+
+	memset(map, 0, sizeof(*map));
+	ret = smbin_read_file(path, &buf, &len);
+	if (ret) {
+		sm_err("%s: %s", path, strerror(-ret));
+		return SM_EXIT_USAGE;
+	}
+	ret = smbin_decode(buf, len, map, &err);
+	free(buf);
+	if (ret == -EBADMSG) {
+		snprintf(sm_map_error, sizeof(sm_map_error), "%s: offset %llu: %s", path,
+			 (unsigned long long)err.offset, err.msg);
+		if (!defer)
+			sm_map_error_flush();
+		return SM_EXIT_DATA;
+	}
+	if (ret) {
+		sm_err("%s: %s", path, strerror(-ret));
+		return SM_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Buffered output --------------------------------------------------------------------- */
+
+#define SM_OUT_CAP (1u << 16)
+
+int sm_out_init(struct sm_out *o, FILE *f)
+{
+	o->f = f;
+	o->len = 0;
+	o->cap = SM_OUT_CAP;
+	o->buf = malloc(o->cap);
+	return o->buf ? 0 : -ENOMEM;
+}
+
+void sm_out_flush(struct sm_out *o)
+{
+	if (o->len)
+		fwrite(o->buf, 1, o->len, o->f);
+	o->len = 0;
+}
+
+int sm_out_done(struct sm_out *o)
+{
+	int ret;
+
+	sm_out_flush(o);
+	free(o->buf);
+	o->buf = NULL;
+	ret = fflush(o->f) || ferror(o->f) ? -EIO : 0;
+	return ret;
+}
+
+void sm_out_mem(struct sm_out *o, const char *s, size_t n)
+{
+	if (o->len + n > o->cap) {
+		sm_out_flush(o);
+		if (n > o->cap) {
+			fwrite(s, 1, n, o->f);
+			return;
+		}
+	}
+	memcpy(o->buf + o->len, s, n);
+	o->len += n;
+}
+
+void sm_out_str(struct sm_out *o, const char *s)
+{
+	sm_out_mem(o, s, strlen(s));
+}
+
+void sm_out_chr(struct sm_out *o, char c)
+{
+	if (o->len == o->cap)
+		sm_out_flush(o);
+	o->buf[o->len++] = c;
+}
+
+void sm_out_u64(struct sm_out *o, uint64_t v)
+{
+	char tmp[24];
+	int i = (int)sizeof(tmp);
+
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	sm_out_mem(o, tmp + i, sizeof(tmp) - (size_t)i);
+}
+
+static const char sm_hexdig[] = "0123456789abcdef";
+
+void sm_out_hex16(struct sm_out *o, uint64_t v)
+{
+	char tmp[18];
+	int i;
+
+	tmp[0] = '0';
+	tmp[1] = 'x';
+	for (i = 17; i >= 2; i--) {
+		tmp[i] = sm_hexdig[v & 0xf];
+		v >>= 4;
+	}
+	sm_out_mem(o, tmp, sizeof(tmp));
+}
+
+void sm_out_fmt(struct sm_out *o, const char *fmt, ...)
+{
+	char tmp[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(tmp)) {
+		char *big = malloc((size_t)n + 1);
+
+		if (!big)
+			return;
+		va_start(ap, fmt);
+		vsnprintf(big, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+		sm_out_mem(o, big, (size_t)n);
+		free(big);
+		return;
+	}
+	sm_out_mem(o, tmp, (size_t)n);
+}
+
+void sm_out_json_str(struct sm_out *o, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	sm_out_chr(o, '"');
+	for (; *p; p++) {
+		if (*p == '"' || *p == '\\') {
+			sm_out_chr(o, '\\');
+			sm_out_chr(o, (char)*p);
+		} else if (*p < 0x20 || *p >= 0x7f) {
+			/* Control and non-ASCII bytes: escape so the output is always valid JSON. */
+			sm_out_str(o, "\\u00");
+			sm_out_chr(o, sm_hexdig[*p >> 4]);
+			sm_out_chr(o, sm_hexdig[*p & 0xf]);
+		} else {
+			sm_out_chr(o, (char)*p);
+		}
+	}
+	sm_out_chr(o, '"');
+}
+
+/* Frame formatting cache -------------------------------------------------------------- */
+
+void sm_frames_init(struct sm_frames *fr, const struct syms *syms, int lines)
+{
+	memset(fr, 0, sizeof(*fr));
+	fr->syms = syms;
+	fr->lines = lines;
+}
+
+void sm_frames_free(struct sm_frames *fr)
+{
+	free(fr->ents);
+	free(fr->text);
+	memset(fr, 0, sizeof(*fr));
+}
+
+static int sm_frame_format(struct sm_frames *fr, uint64_t addr, enum sm_frame_style style,
+			   char *buf, size_t len)
+{
+	const struct syms_sym *sym;
+	const char *file;
+	uint64_t off;
+	int n, line;
+
+	if (addr == SMBIN_TRAMPOLINE) {
+		snprintf(buf, len, "[FTRACE TRAMPOLINE]");
+		return 1;
+	}
+	sym = fr->syms ? syms_lookup(fr->syms, addr, &off) : NULL;
+	if (!sym) {
+		snprintf(buf, len, "0x%016llx", (unsigned long long)addr);
+		return 0;
+	}
+	if (style == SM_FRAME_FOLDED)
+		n = snprintf(buf, len, "%s", sym->name);
+	else
+		n = snprintf(buf, len, "%s+0x%llx/0x%llx", sym->name, (unsigned long long)off,
+			     (unsigned long long)sym->size);
+	if (sym->mod && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, " [%s]", sym->mod);
+	if (style == SM_FRAME_FULL && fr->lines && n >= 0 && (size_t)n < len &&
+	    syms_srcline(fr->syms, addr, &file, &line) == 0)
+		snprintf(buf + n, len - (size_t)n, " %s:%d", file, line);
+	return 1;
+}
+
+static uint64_t sm_frame_hash(uint64_t addr, unsigned int style)
+{
+	uint64_t h = (addr ^ style) * 0x9E3779B97F4A7C15ull;
+
+	return h ^ (h >> 29);
+}
+
+static int sm_frames_grow(struct sm_frames *fr)
+{
+	size_t ncap = fr->mask ? (fr->mask + 1) * 2 : 1024, i;
+	struct sm_frame_ent *n = calloc(ncap, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	for (i = 0; fr->ents && i <= fr->mask; i++) {
+		size_t j;
+
+		if (!fr->ents[i].used)
+			continue;
+		j = sm_frame_hash(fr->ents[i].addr, fr->ents[i].style) & (ncap - 1);
+		while (n[j].used)
+			j = (j + 1) & (ncap - 1);
+		n[j] = fr->ents[i];
+	}
+	free(fr->ents);
+	fr->ents = n;
+	fr->mask = ncap - 1;
+	return 0;
+}
+
+const char *sm_frame(struct sm_frames *fr, uint64_t addr, enum sm_frame_style style,
+		     int *resolved)
+{
+	static char scratch[1024];
+	struct sm_frame_ent *e;
+	size_t j, n;
+	int res;
+
+	if ((!fr->ents || fr->used * 2 >= fr->mask + 1) && sm_frames_grow(fr))
+		goto uncached;
+	j = sm_frame_hash(addr, style) & fr->mask;
+	while (fr->ents[j].used) {
+		e = &fr->ents[j];
+		if (e->addr == addr && e->style == style) {
+			if (resolved)
+				*resolved = e->resolved;
+			return fr->text + e->off;
+		}
+		j = (j + 1) & fr->mask;
+	}
+	res = sm_frame_format(fr, addr, style, scratch, sizeof(scratch));
+	n = strlen(scratch) + 1;
+	if (fr->tlen + n > UINT32_MAX)
+		goto uncached;
+	if (fr->tlen + n > fr->tcap) {
+		size_t ncap = fr->tcap ? fr->tcap * 2 : 65536;
+		char *t;
+
+		while (ncap < fr->tlen + n)
+			ncap *= 2;
+		t = realloc(fr->text, ncap);
+		if (!t)
+			goto uncached;
+		fr->text = t;
+		fr->tcap = ncap;
+	}
+	memcpy(fr->text + fr->tlen, scratch, n);
+	e = &fr->ents[j];
+	e->addr = addr;
+	e->style = (uint8_t)style;
+	e->used = 1;
+	e->resolved = (uint8_t)res;
+	e->off = (uint32_t)fr->tlen;
+	fr->tlen += n;
+	fr->used++;
+	if (resolved)
+		*resolved = res;
+	return fr->text + e->off;
+uncached:
+	res = sm_frame_format(fr, addr, style, scratch, sizeof(scratch));
+	if (resolved)
+		*resolved = res;
+	return scratch;
+}

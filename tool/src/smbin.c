@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Decoder for stack_map_bin, version 1. See doc/FORMAT.md for the layout.
+ *
+ * Every length read from the input is checked against the bytes that remain before it is used,
+ * and allocations are bounded by the input size, never by a count taken from the input.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "smbin.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static uint32_t smbin_u32(const unsigned char *p, int swapped)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return swapped ? __builtin_bswap32(v) : v;
+}
+
+static uint64_t smbin_u64(const unsigned char *p, int swapped)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return swapped ? __builtin_bswap64(v) : v;
+}
+
+__attribute__((format(printf, 3, 4))) static int smbin_fail(struct smbin_err *err,
+							     uint64_t offset, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		err->offset = offset;
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return -EBADMSG;
+}
+
+int smbin_decode(const void *buf, size_t len, struct smbin_map *map, struct smbin_err *err)
+{
+	const unsigned char *p = buf;
+	size_t pos, max_recs, max_ips, ips_used = 0;
+	uint32_t magic, version, reserved, i;
+	int swapped;
+
+	memset(map, 0, sizeof(*map));
+	if (err) {
+		err->offset = 0;
+		err->msg[0] = '\0';
+	}
+	if (len < SMBIN_HEADER_SIZE)
+		return smbin_fail(err, 0, "truncated header: %zu of %u bytes", len,
+				  SMBIN_HEADER_SIZE);
+
+	memcpy(&magic, p, sizeof(magic));
+	if (magic == SMBIN_MAGIC)
+		swapped = 0;
+	else if (magic == SMBIN_MAGIC_SWAPPED)
+		swapped = 1;
+	else
+		return smbin_fail(err, 0, "bad magic 0x%08x (expected 0x%08x in either byte order)",
+				  magic, SMBIN_MAGIC);
+	map->swapped = swapped;
+
+	version = smbin_u32(p + 4, swapped);
+	if (version != SMBIN_VERSION)
+		return smbin_fail(err, 4, "unsupported version %u (expected %u)", version,
+				  SMBIN_VERSION);
+	map->nr_stacks_hdr = smbin_u32(p + 8, swapped);
+	reserved = smbin_u32(p + 12, swapped);
+	if (reserved)
+		return smbin_fail(err, 12, "header reserved field is 0x%08x, expected 0", reserved);
+
+	/* Bounds from the input size, not from nr_stacks (which is untrusted). */
+	max_recs = (len - SMBIN_HEADER_SIZE) / SMBIN_REC_HDR_SIZE;
+	if (max_recs > map->nr_stacks_hdr)
+		max_recs = map->nr_stacks_hdr;
+	max_ips = (len - SMBIN_HEADER_SIZE) / sizeof(uint64_t);
+	if (max_recs) {
+		map->stacks = calloc(max_recs, sizeof(*map->stacks));
+		if (!map->stacks)
+			return -ENOMEM;
+	}
+	if (max_ips) {
+		map->ips = malloc(max_ips * sizeof(*map->ips));
+		if (!map->ips)
+			return -ENOMEM;
+	}
+
+	pos = SMBIN_HEADER_SIZE;
+	for (i = 0; i < map->nr_stacks_hdr; i++) {
+		struct smbin_stack *s;
+		uint32_t id, nr, j;
+		size_t need;
+
+		if (len - pos == 0)
+			return smbin_fail(err, pos,
+					  "header says %u stacks but the data ends after %u",
+					  map->nr_stacks_hdr, i);
+		if (len - pos < SMBIN_REC_HDR_SIZE)
+			return smbin_fail(err, pos,
+					  "truncated record header of stack %u: %zu of %u bytes", i,
+					  len - pos, SMBIN_REC_HDR_SIZE);
+		id = smbin_u32(p + pos, swapped);
+		nr = smbin_u32(p + pos + 4, swapped);
+		reserved = smbin_u32(p + pos + 12, swapped);
+		if (i > 0 && id <= map->stacks[i - 1].id)
+			return smbin_fail(err, pos, "stack id %u does not increase (previous id %u)",
+					  id, map->stacks[i - 1].id);
+		if (nr > SMBIN_MAX_DEPTH)
+			return smbin_fail(err, pos + 4, "stack id %u has depth %u (maximum %u)", id,
+					  nr, SMBIN_MAX_DEPTH);
+		if (reserved)
+			return smbin_fail(err, pos + 12,
+					  "stack id %u: reserved field is 0x%08x, expected 0", id,
+					  reserved);
+		need = SMBIN_REC_HDR_SIZE + (size_t)nr * sizeof(uint64_t);
+		if (len - pos < need)
+			return smbin_fail(err, pos,
+					  "truncated record of stack id %u: %zu of %zu bytes", id,
+					  len - pos, need);
+		s = &map->stacks[i];
+		s->id = id;
+		s->nr = nr;
+		s->ref_count = smbin_u32(p + pos + 8, swapped);
+		s->ips = map->ips + ips_used;
+		for (j = 0; j < nr; j++)
+			map->ips[ips_used + j] = smbin_u64(p + pos + SMBIN_REC_HDR_SIZE + 8 * j,
+							   swapped);
+		ips_used += nr;
+		pos += need;
+		map->nr = i + 1;
+	}
+	if (pos != len)
+		return smbin_fail(err, pos, "%zu trailing bytes after the last of %u stacks",
+				  len - pos, map->nr_stacks_hdr);
+	return 0;
+}
+
+void smbin_free(struct smbin_map *map)
+{
+	if (!map)
+		return;
+	free(map->stacks);
+	free(map->ips);
+	memset(map, 0, sizeof(*map));
+}
+
+int smbin_read_file(const char *path, char **bufp, size_t *lenp)
+{
+	size_t len = 0, cap = 1 << 16;
+	char *buf, *nbuf;
+	int fd, ret = 0;
+	ssize_t n;
+
+	if (strcmp(path, "-") == 0) {
+		fd = STDIN_FILENO;
+	} else {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+	}
+	buf = malloc(cap);
+	if (!buf) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (;;) {
+		if (cap - len < 2) {
+			if (cap > SIZE_MAX / 2) {
+				ret = -EFBIG;
+				goto out;
+			}
+			nbuf = realloc(buf, cap * 2);
+			if (!nbuf) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			buf = nbuf;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			goto out;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	*bufp = buf;
+	*lenp = len;
+	buf = NULL;
+out:
+	free(buf);
+	if (fd != STDIN_FILENO)
+		close(fd);
+	return ret;
+}

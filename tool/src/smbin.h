@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * smbin - decoder for the ftrace stackmap binary export (stack_map_bin, version 1).
+ *
+ * The byte layout is specified in doc/FORMAT.md. This library never prints: every function
+ * returns 0 or a negative errno and, on a format error, fills a struct smbin_err with the byte
+ * offset at which the problem was found and a one-line description.
+ */
+#ifndef SMBIN_H
+#define SMBIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SMBIN_MAGIC	     0x46534D42u /* 'FSMB' read as a native u32 */
+#define SMBIN_MAGIC_SWAPPED  0x424D5346u /* the same bytes from the other byte order */
+#define SMBIN_VERSION	     1u
+#define SMBIN_HEADER_SIZE    16u
+#define SMBIN_REC_HDR_SIZE   16u
+#define SMBIN_MAX_DEPTH	     64u
+#define SMBIN_TRAMPOLINE     0x7fffffffull /* ftrace trampoline sentinel (INT_MAX) */
+#define SMBIN_ERR_MSG_LEN    160
+
+struct smbin_err {
+	uint64_t offset;		 /* byte offset of the offending field or record */
+	char msg[SMBIN_ERR_MSG_LEN];	 /* one line, no trailing newline */
+};
+
+struct smbin_stack {
+	uint32_t id;
+	uint32_t nr;		/* number of valid entries in ips, <= SMBIN_MAX_DEPTH */
+	uint32_t ref_count;
+	const uint64_t *ips;	/* points into smbin_map.ips (host byte order) */
+};
+
+struct smbin_map {
+	int swapped;		 /* 1 when the file was written in the other byte order */
+	uint32_t nr_stacks_hdr;	 /* nr_stacks as found in the header */
+	size_t nr;		 /* records decoded (== nr_stacks_hdr on success) */
+	struct smbin_stack *stacks;
+	uint64_t *ips;		 /* all frames, records back to back */
+};
+
+/*
+ * smbin_decode() - decode a complete stack_map_bin image.
+ * @buf, @len: the bytes; not modified and not referenced after return.
+ * @map: filled on return, also on failure: records decoded before the error stay in @map so a
+ *       caller may show them. Release with smbin_free() in both cases.
+ * @err: set when the return value is -EBADMSG; may be NULL.
+ *
+ * Return: 0, -EBADMSG for malformed input, -ENOMEM.
+ */
+int smbin_decode(const void *buf, size_t len, struct smbin_map *map, struct smbin_err *err);
+
+/* smbin_free() - release what smbin_decode() allocated; @map may be zeroed or NULL. */
+void smbin_free(struct smbin_map *map);
+
+/*
+ * smbin_read_file() - read a whole file ("-" is standard input) into a malloc'ed buffer.
+ * Return: 0 or a negative errno from open/read/malloc. *buf is NUL-terminated (not counted in
+ * *len) so text users may treat it as a string.
+ */
+int smbin_read_file(const char *path, char **buf, size_t *len);
+
+#endif /* SMBIN_H */
