@@ -1,7 +1,464 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stackmap record: run a command with stackmap + stacktrace enabled and save the trace, the
+ * stack map exports and kallsyms. Every tracefs setting that is changed is recorded first and
+ * put back on every exit path (success, failure, SIGINT/SIGTERM/SIGHUP).
+ */
+#define _GNU_SOURCE
 #include "stackmap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <tracefs.h>
+#include <unistd.h>
+
+#define REC_DEFAULT_DIR	  "stackmap.data"
+#define REC_DEFAULT_EVENT "sched:sched_switch"
+#define REC_ESTALE_RETRIES 5
+
+struct rec_event {
+	char *system;
+	char *event;	/* NULL: every event of the system */
+	bool changed;
+	enum tracefs_enable_state prev;
+};
+
+struct rec_state {
+	bool on_saved;
+	int on_prev;
+	bool stackmap_changed;
+	long long stackmap_prev;
+	bool stacktrace_changed;
+	bool stacktrace_prev;
+	bool bufsize_changed;
+	unsigned long long bufsize_prev;
+	struct rec_event *events;
+	size_t nevents;
+};
+
+static volatile sig_atomic_t rec_signal;
+
+static void rec_on_signal(int sig)
+{
+	rec_signal = sig;
+}
+
+static int rec_write(const char *file, const char *val)
+{
+	int ret = tracefs_instance_file_write(NULL, file, val);
+
+	if (ret < 0) {
+		sm_err("record: cannot write '%s' to %s/%s: %s", val, tracefs_tracing_dir(), file,
+		       strerror(errno ? errno : EIO));
+		return -1;
+	}
+	return 0;
+}
+
+/* Put back everything that rec_apply() changed, newest first. Failures are reported. */
+static int rec_restore(struct rec_state *st)
+{
+	char num[32];
+	size_t i;
+	int ret = 0;
+
+	if (st->on_saved)
+		tracefs_trace_off(NULL);
+	for (i = st->nevents; i > 0; i--) {
+		struct rec_event *e = &st->events[i - 1];
+
+		if (!e->changed)
+			continue;
+		if (e->prev == TRACEFS_ALL_DISABLED &&
+		    tracefs_event_disable(NULL, e->system, e->event) < 0) {
+			sm_err("record: cannot disable event %s:%s again", e->system,
+			       e->event ? e->event : "*");
+			ret = -1;
+		}
+		e->changed = false;
+	}
+	if (st->stacktrace_changed) {
+		if (!st->stacktrace_prev && tracefs_option_disable(NULL, TRACEFS_OPTION_STACKTRACE)) {
+			sm_err("record: cannot clear options/stacktrace");
+			ret = -1;
+		}
+		st->stacktrace_changed = false;
+	}
+	if (st->stackmap_changed) {
+		snprintf(num, sizeof(num), "%lld", st->stackmap_prev);
+		if (rec_write("options/stackmap", num))
+			ret = -1;
+		st->stackmap_changed = false;
+	}
+	if (st->bufsize_changed) {
+		snprintf(num, sizeof(num), "%llu", st->bufsize_prev);
+		if (rec_write("buffer_size_kb", num))
+			ret = -1;
+		st->bufsize_changed = false;
+	}
+	if (st->on_saved) {
+		if (st->on_prev == 1 && tracefs_trace_on(NULL) < 0) {
+			sm_err("record: cannot set tracing_on back to 1");
+			ret = -1;
+		}
+		st->on_saved = false;
+	}
+	return ret;
+}
+
+static int rec_apply(struct rec_state *st, unsigned long bufsize_kb)
+{
+	long long v;
+	char num[32], *txt;
+	size_t i;
+
+	st->on_prev = tracefs_trace_is_on(NULL);
+	if (st->on_prev < 0) {
+		sm_err("record: cannot read %s/tracing_on", tracefs_tracing_dir());
+		return -1;
+	}
+	st->on_saved = true;
+	if (tracefs_trace_off(NULL) < 0) {
+		sm_err("record: cannot turn tracing off");
+		return -1;
+	}
+	/* Reset the map (this also clears the ring buffer); needs tracing off. */
+	if (rec_write("stack_map", "0"))
+		return -1;
+	if (bufsize_kb) {
+		txt = tracefs_instance_file_read(NULL, "buffer_size_kb", NULL);
+		if (!txt) {
+			sm_err("record: cannot read buffer_size_kb");
+			return -1;
+		}
+		/* may read "7 (expanded: 1408)": the leading number is the current size */
+		st->bufsize_prev = strtoull(txt, NULL, 10);
+		free(txt);
+		st->bufsize_changed = true;
+		snprintf(num, sizeof(num), "%lu", bufsize_kb);
+		if (rec_write("buffer_size_kb", num))
+			return -1;
+	}
+	if (tracefs_instance_file_read_number(NULL, "options/stackmap", &v)) {
+		sm_err("record: cannot read options/stackmap");
+		return -1;
+	}
+	st->stackmap_prev = v;
+	st->stackmap_changed = true;
+	if (rec_write("options/stackmap", "1"))
+		return -1;
+	st->stacktrace_prev = tracefs_option_is_enabled(NULL, TRACEFS_OPTION_STACKTRACE);
+	st->stacktrace_changed = true;
+	if (tracefs_option_enable(NULL, TRACEFS_OPTION_STACKTRACE)) {
+		sm_err("record: cannot set options/stacktrace");
+		return -1;
+	}
+	for (i = 0; i < st->nevents; i++) {
+		struct rec_event *e = &st->events[i];
+
+		e->prev = tracefs_event_is_enabled(NULL, e->system, e->event);
+		if (e->prev == TRACEFS_ERROR) {
+			sm_err("record: no event %s:%s in %s/events", e->system,
+			       e->event ? e->event : "*", tracefs_tracing_dir());
+			return -1;
+		}
+		e->changed = true;
+		if (tracefs_event_enable(NULL, e->system, e->event) < 0) {
+			sm_err("record: cannot enable event %s:%s", e->system,
+			       e->event ? e->event : "*");
+			return -1;
+		}
+	}
+	if (tracefs_trace_on(NULL) < 0) {
+		sm_err("record: cannot turn tracing on");
+		return -1;
+	}
+	return 0;
+}
+
+/* Copy @src to @dir/@name. -ESTALE (map reset during the read) restarts from scratch. */
+static int rec_copy(const char *src, const char *dir, const char *name, size_t *copied)
+{
+	char dst[4096], buf[65536];
+	int in = -1, out = -1, tries, ret = 0;
+	ssize_t n;
+
+	snprintf(dst, sizeof(dst), "%s/%s", dir, name);
+	for (tries = 0; tries < REC_ESTALE_RETRIES; tries++) {
+		*copied = 0;
+		in = open(src, O_RDONLY | O_CLOEXEC);
+		if (in < 0)
+			return -errno;
+		out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (out < 0) {
+			ret = -errno;
+			close(in);
+			return ret;
+		}
+		ret = 0;
+		for (;;) {
+			n = read(in, buf, sizeof(buf));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0) {
+				ret = -errno;
+				break;
+			}
+			if (n == 0)
+				break;
+			if (write(out, buf, (size_t)n) != n) {
+				ret = -EIO;
+				break;
+			}
+			*copied += (size_t)n;
+		}
+		close(in);
+		if (close(out) && !ret)
+			ret = -EIO;
+		if (ret != -ESTALE)
+			break;
+	}
+	return ret;
+}
+
+static int rec_save(const char *dir, const char *ksyms)
+{
+	static const char *const files[] = { "trace", "stack_map_bin", "stack_map_stat" };
+	size_t i, copied;
+	char *src;
+	int ret;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		src = tracefs_get_tracing_file(files[i]);
+		if (!src)
+			return -1;
+		ret = rec_copy(src, dir, files[i], &copied);
+		if (ret) {
+			sm_err("record: cannot save %s: %s", src, strerror(-ret));
+			tracefs_put_tracing_file(src);
+			return -1;
+		}
+		printf("stackmap: saved %s/%s (%zu bytes)\n", dir, files[i], copied);
+		tracefs_put_tracing_file(src);
+	}
+	ret = rec_copy(ksyms, dir, "kallsyms", &copied);
+	if (ret) {
+		sm_err("record: cannot save %s: %s", ksyms, strerror(-ret));
+		return -1;
+	}
+	printf("stackmap: saved %s/kallsyms (%zu bytes)\n", dir, copied);
+	return 0;
+}
+
+/* Run argv; return its wait status, or -1 if it could not be started. */
+static int rec_run(char **argv)
+{
+	int pipefd[2], status = 0, err = 0;
+	bool forwarded = false;
+	pid_t pid;
+	ssize_t n;
+
+	if (pipe2(pipefd, O_CLOEXEC)) {
+		sm_err("record: pipe: %s", strerror(errno));
+		return -1;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		sm_err("record: fork: %s", strerror(errno));
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		close(pipefd[0]);
+		execvp(argv[0], argv);
+		err = errno;
+		if (write(pipefd[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	do {
+		n = read(pipefd[0], &err, sizeof(err));
+	} while (n < 0 && errno == EINTR);
+	close(pipefd[0]);
+	if (n == (ssize_t)sizeof(err)) {
+		waitpid(pid, NULL, 0);
+		sm_err("record: cannot run '%s': %s", argv[0], strerror(err));
+		return -1;
+	}
+	for (;;) {
+		if (waitpid(pid, &status, 0) == pid)
+			break;
+		if (errno != EINTR) {
+			sm_err("record: waitpid: %s", strerror(errno));
+			return -1;
+		}
+		if (rec_signal && !forwarded) {
+			/* Stop the workload; the trace gathered so far is still saved. */
+			kill(pid, rec_signal == SIGINT ? SIGINT : SIGTERM);
+			forwarded = true;
+		}
+	}
+	return status;
+}
+
+static bool rec_exists(const char *dir, const char *name)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return access(path, F_OK) == 0;
+}
+
+static int rec_add_event(struct rec_state *st, const char *spec)
+{
+	const char *colon = strchr(spec, ':');
+	struct rec_event *n, *e;
+
+	if (!*spec || colon == spec || (colon && !colon[1])) {
+		sm_err("record: -e needs SYSTEM:EVENT or SYSTEM, got '%s'", spec);
+		return -1;
+	}
+	n = realloc(st->events, (st->nevents + 1) * sizeof(*n));
+	if (!n)
+		return -1;
+	st->events = n;
+	e = &st->events[st->nevents++];
+	memset(e, 0, sizeof(*e));
+	e->system = colon ? strndup(spec, (size_t)(colon - spec)) : strdup(spec);
+	e->event = colon ? strdup(colon + 1) : NULL;
+	return e->system ? 0 : -1;
+}
+
 int cmd_record(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return 2;
+	static const struct option longopts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "buffer-size", required_argument, NULL, 'b' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		SM_SYM_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *outdir = REC_DEFAULT_DIR, *ksyms = "/proc/kallsyms", *tdir;
+	struct sigaction sa, old_int, old_term, old_hup;
+	struct rec_state st = { 0 };
+	unsigned long bufsize = 0;
+	int ret = SM_EXIT_USAGE, c, status;
+	char *dircopy = NULL;
+	size_t i;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+he:b:o:", longopts, NULL)) != -1) {
+		if (sm_sym_option(c, optarg))
+			continue;
+		switch (c) {
+		case 'e':
+			if (rec_add_event(&st, optarg))
+				goto out;
+			break;
+		case 'b':
+			if (sm_parse_uint(optarg, &bufsize) || !bufsize) {
+				sm_err("record: -b needs a size in KB, got '%s'", optarg);
+				goto out;
+			}
+			break;
+		case 'o':
+			outdir = optarg;
+			break;
+		case 'h':
+			sm_usage(stdout);
+			ret = SM_EXIT_OK;
+			goto out;
+		default:
+			sm_err("record: unknown or incomplete option '%s'", argv[optind - 1]);
+			goto out;
+		}
+	}
+	if (optind >= argc) {
+		sm_err("record: no command given (usage: stackmap record [OPTIONS] -- COMMAND...)");
+		goto out;
+	}
+	if (sm_opts.kallsyms)
+		ksyms = sm_opts.kallsyms;
+	if (!st.nevents && rec_add_event(&st, REC_DEFAULT_EVENT))
+		goto out;
+
+	if (sm_opts.tracefs) {
+		dircopy = strdup(sm_opts.tracefs);
+		if (!dircopy || tracefs_set_tracing_dir(dircopy)) {
+			sm_err("record: cannot use tracefs directory %s", sm_opts.tracefs);
+			goto out;
+		}
+	}
+	tdir = tracefs_tracing_dir();
+	if (!tdir) {
+		sm_err("record: tracefs not found (mount it or pass --tracefs DIR)");
+		goto out;
+	}
+	if (!rec_exists(tdir, "stack_map") || !rec_exists(tdir, "options/stackmap")) {
+		sm_err("this kernel has no stackmap support (no options/stackmap in %s)", tdir);
+		goto out;
+	}
+	if (mkdir(outdir, 0755) && errno != EEXIST) {
+		sm_err("record: cannot create %s: %s", outdir, strerror(errno));
+		goto out;
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = rec_on_signal; /* no SA_RESTART: waitpid() must see EINTR */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+
+	if (rec_apply(&st, bufsize) || rec_signal) {
+		if (rec_signal)
+			sm_err("record: interrupted by signal %d during set-up", (int)rec_signal);
+		rec_restore(&st);
+		goto out_sig;
+	}
+	status = rec_run(argv + optind);
+	tracefs_trace_off(NULL);
+	if (status < 0) {
+		rec_restore(&st);
+		goto out_sig;
+	}
+	if (WIFEXITED(status))
+		printf("stackmap: command exited with status %d\n", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		printf("stackmap: command killed by signal %d\n", WTERMSIG(status));
+	if (rec_save(outdir, ksyms)) {
+		rec_restore(&st);
+		goto out_sig;
+	}
+	ret = rec_restore(&st) ? SM_EXIT_USAGE : SM_EXIT_OK;
+	if (ret == SM_EXIT_OK)
+		printf("stackmap: tracefs settings restored; view with: stackmap report -i %s\n",
+		       outdir);
+out_sig:
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+out:
+	for (i = 0; i < st.nevents; i++) {
+		free(st.events[i].system);
+		free(st.events[i].event);
+	}
+	free(st.events);
+	free(dircopy);
+	return ret;
 }
