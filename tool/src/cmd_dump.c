@@ -208,7 +208,8 @@ int cmd_dump(int argc, char **argv)
 		syms_free(&syms);
 		return derr;
 	}
-	sm_frames_init(&fr, have_syms ? &syms : NULL, sm_opts.lines);
+	/* JSON keeps file:line in its own "lines" array */
+	sm_frames_init(&fr, have_syms ? &syms : NULL, mode == DUMP_JSON ? 0 : sm_opts.lines);
 	if (sm_out_init(&out, stdout)) {
 		ret = SM_EXIT_USAGE;
 		goto out;

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0
+/* libFuzzer target for the trace text parser and the stack attribution state machine. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace_parse.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+struct fz_count {
+	uint64_t refs;
+	size_t nevents_seen;
+};
+
+static int fz_on_stack(void *arg, uint32_t event, const struct tp_stackref *ref)
+{
+	struct fz_count *c = arg;
+	char buf[64];
+	size_t i;
+
+	c->refs++;
+	if (event >= c->nevents_seen + 1024)
+		abort();
+	for (i = 0; ref->full && i < ref->nr; i++) {
+		if (!ref->frames[i])
+			abort();
+		tp_frame_func(ref->frames[i], buf, sizeof(buf));
+		if (strlen(buf) >= sizeof(buf))
+			abort();
+	}
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fz_count c = { 0 };
+	struct tp_line l;
+	struct tp_ctx ctx;
+	size_t i;
+
+	tp_parse_line((const char *)data, size, &l);
+	if (l.name && (l.name_len > size && l.name != (const char *)"function"))
+		abort();
+	tp_ctx_init(&ctx);
+	c.nevents_seen = size;
+	if (tp_feed_buf(&ctx, (const char *)data, size, fz_on_stack, &c) == 0) {
+		for (i = 0; i < tp_nr_events(&ctx); i++)
+			if (!tp_event_name(&ctx, (uint32_t)i))
+				abort();
+	}
+	tp_ctx_free(&ctx);
+	return 0;
+}

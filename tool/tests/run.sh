@@ -1,0 +1,196 @@
+#!/bin/sh
+# End-to-end tests of the stackmap tool: run.sh BUILD_DIR RESULTS_FILE
+# Runs every case against BUILD_DIR/stackmap, compares with tests/golden/NAME.txt (stdout, then
+# stderr, then the exit status; temporary paths are shown as $W) and appends "PASSED FAILED"
+# to RESULTS_FILE. UPDATE_GOLDEN=1 rewrites the golden files instead of comparing.
+B=$1
+RESULTS=$2
+SM=$B/stackmap
+MKBIN=${MKBIN:-build/mkbin}
+ELF=${ELF_FIXTURE:-build/elf_fixture}
+G=tests/golden
+K="--kallsyms tests/fixtures/kallsyms"
+W=$(mktemp -d /tmp/stackmap-test.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+pass=0
+fail=0
+tag=$(basename "$B")
+
+ok() { pass=$((pass + 1)); echo "PASS [$tag] $1"; }
+ko() { fail=$((fail + 1)); echo "FAIL [$tag] $1"; }
+
+# golden NAME CMD...: run CMD, compare stdout+stderr+exit status with tests/golden/NAME.txt
+golden() {
+	name=$1
+	shift
+	"$@" >"$W/out" 2>"$W/err"
+	rc=$?
+	{
+		cat "$W/out"
+		echo "--- stderr"
+		cat "$W/err"
+		echo "--- exit $rc"
+	} | sed "s|$W|\$W|g" >"$W/actual"
+	if [ -n "$UPDATE_GOLDEN" ]; then
+		cp "$W/actual" "$G/$name.txt"
+		ok "$name (golden updated)"
+	elif cmp -s "$W/actual" "$G/$name.txt"; then
+		ok "$name"
+	else
+		ko "$name"
+		diff -u "$G/$name.txt" "$W/actual" | head -20
+	fi
+}
+
+# expect NAME PATTERN CMD...: CMD exits 0 and its stdout matches the grep -E PATTERN
+expect() {
+	name=$1
+	pat=$2
+	shift 2
+	if "$@" >"$W/out" 2>"$W/err" && grep -Eq -- "$pat" "$W/out"; then
+		ok "$name"
+	else
+		ko "$name"
+		head -5 "$W/out" "$W/err"
+	fi
+}
+
+for c in $($MKBIN list); do
+	$MKBIN "$c" "$W/$c.bin" || ko "mkbin $c"
+done
+
+# --- dump -------------------------------------------------------------------------------
+golden dump-text $SM dump $K "$W/basic.bin"
+golden dump-swapped $SM dump $K "$W/basic-swapped.bin"
+golden dump-nosyms $SM dump --no-kallsyms "$W/basic.bin"
+golden dump-global-opt $SM $K dump "$W/basic-swapped.bin"
+golden dump-json $SM dump $K --json "$W/basic.bin"
+golden dump-json-nosyms $SM dump --no-kallsyms --json "$W/basic.bin"
+golden dump-folded $SM dump $K --folded "$W/basic.bin"
+golden dump-top2 $SM dump $K --top 2 "$W/basic.bin"
+golden dump-top0 $SM dump $K --top 0 "$W/basic.bin"
+golden dump-sort-ref $SM dump $K --sort ref "$W/basic.bin"
+golden dump-sort-depth $SM dump $K --sort depth "$W/basic.bin"
+golden dump-top-sort-id $SM dump $K --top 3 --sort id --folded "$W/basic.bin"
+golden dump-empty $SM dump $K "$W/empty.bin"
+golden dump-empty-json $SM dump $K --json "$W/empty.bin"
+golden dump-empty-folded $SM dump $K --folded "$W/empty.bin"
+golden dump-deep $SM dump $K "$W/deep.bin"
+golden dump-deep-folded $SM dump $K --folded "$W/deep.bin"
+golden dump-trampoline $SM dump $K "$W/trampoline.bin"
+golden dump-trampoline-json $SM dump --no-kallsyms --json "$W/trampoline.bin"
+golden dump-stdin sh -c "$SM dump $K - < $W/basic-swapped.bin"
+for c in trunc-header bad-magic bad-version hdr-reserved rec-reserved nr-too-big \
+	fewer-records trailing trunc-record trunc-rec-header ids-not-increasing dup-id huge-count; do
+	golden "dump-err-$c" $SM dump $K "$W/$c.bin"
+done
+golden dump-err-missing-file $SM dump $K "$W/does-not-exist.bin"
+golden dump-err-bad-option $SM dump --bogus "$W/basic.bin"
+golden dump-err-bad-sort $SM dump --sort size "$W/basic.bin"
+golden dump-err-bad-top $SM dump --top x "$W/basic.bin"
+golden dump-err-two-files $SM dump "$W/basic.bin" "$W/basic.bin"
+golden dump-err-kallsyms-missing $SM dump --kallsyms "$W/nope" "$W/basic.bin"
+golden dump-err-kallsyms-zero $SM dump --kallsyms tests/fixtures/kallsyms-zero "$W/basic.bin"
+golden dump-err-lines-no-vmlinux $SM dump --no-kallsyms --lines "$W/basic.bin"
+golden dump-err-vmlinux-not-elf $SM dump --no-kallsyms --vmlinux tests/fixtures/kallsyms \
+	"$W/basic.bin"
+
+# --- ELF symbols and DWARF lines (addresses come from the fixture built on this machine) ---
+leaf=$(nm "$ELF" | awk '/ fixture_leaf$/ {print $1}')
+mid=$(nm "$ELF" | awk '/ fixture_middle$/ {print $1}')
+text=$(nm "$ELF" | awk '/ _text$/ {print $1}')
+$MKBIN addrs "$W/elf.bin" "$(printf %x $((0x$leaf + 4)))" "$(printf %x $((0x$mid + 8)))" \
+	ffffffffc0002085
+expect elf-symbols '^  \[0\] fixture_leaf\+0x4/0x[0-9a-f]+$' \
+	$SM dump --no-kallsyms --vmlinux "$ELF" "$W/elf.bin"
+expect elf-lines '^  \[1\] fixture_middle\+0x8/0x[0-9a-f]+ .*elf_fixture\.c:[0-9]+$' \
+	$SM dump --no-kallsyms --vmlinux "$ELF" --lines "$W/elf.bin"
+expect elf-lines-json '"lines": \[".*elf_fixture\.c:[0-9]+", ".*elf_fixture\.c:[0-9]+", null\]' \
+	$SM dump --no-kallsyms --vmlinux "$ELF" --lines --json "$W/elf.bin"
+# KASLR: runtime addresses are 0x1000000 above the ELF ones; kallsyms gives _text and modules.
+shift=16777216
+printf '%016x T _text\n%016x T fixture_leaf\nffffffffc0002000 T nf_hook_slow\t[nf_tables]\nffffffffc0002080 t nft_do_chain\t[nf_tables]\nffffffffc0003000 t zz_last\t[zz]\n' \
+	$((0x$text + shift)) $((0x$text + shift + 0x400)) >"$W/kallsyms-kaslr"
+$MKBIN addrs "$W/kaslr.bin" "$(printf %x $((0x$leaf + shift + 4)))" ffffffffc0002085
+expect elf-kaslr-core '^  \[0\] fixture_leaf\+0x4/0x[0-9a-f]+$' \
+	$SM dump --kallsyms "$W/kallsyms-kaslr" --vmlinux "$ELF" "$W/kaslr.bin"
+expect elf-kaslr-module '^  \[1\] nft_do_chain\+0x5/0xf80 \[nf_tables\]$' \
+	$SM dump --kallsyms "$W/kallsyms-kaslr" --vmlinux "$ELF" "$W/kaslr.bin"
+
+# --- report -----------------------------------------------------------------------------
+T=tests/fixtures/trace.txt
+golden report-text $SM report $K --trace $T --map "$W/basic.bin"
+golden report-folded $SM report $K --trace $T --map "$W/basic.bin" --folded
+golden report-top1 $SM report $K --trace $T --map "$W/basic.bin" --top 1
+golden report-folded-top1 $SM report $K --trace $T --map "$W/basic.bin" --folded --top 1
+golden report-trace-cmd $SM report $K --trace tests/fixtures/trace-cmd.txt --map "$W/basic.bin"
+golden report-trace-cmd-folded $SM report $K --trace tests/fixtures/trace-cmd.txt \
+	--map "$W/basic.bin" --folded
+golden report-empty-map $SM report --no-kallsyms --trace tests/fixtures/trace-cmd.txt \
+	--map "$W/empty.bin"
+golden report-err-no-map $SM report $K --trace $T
+golden report-err-bad-map $SM report $K --trace $T --map "$W/bad-magic.bin"
+golden report-err-no-trace $SM report $K --trace "$W/none" --map "$W/basic.bin"
+golden report-err-bad-top $SM report $K --trace $T --map "$W/basic.bin" --top -1
+
+# --- stat -------------------------------------------------------------------------------
+golden stat $SM stat tests/fixtures/stat.txt
+golden stat-map $SM stat tests/fixtures/stat.txt --map "$W/basic.bin"
+golden stat-map-empty $SM stat tests/fixtures/stat.txt --map "$W/empty.bin"
+echo "stackmap not initialized" >"$W/stat-noinit"
+golden stat-err-noinit $SM stat "$W/stat-noinit"
+printf 'entries: 12\nsuccesses: 3\n' >"$W/stat-bad"
+golden stat-err-entries $SM stat "$W/stat-bad"
+printf 'entries: 1 / 2\ndrops: 0\n' >"$W/stat-nosucc"
+golden stat-err-missing $SM stat "$W/stat-nosucc"
+printf 'entries: 1 / 2\nthis is not a stat line\n' >"$W/stat-garbage"
+golden stat-err-garbage $SM stat "$W/stat-garbage"
+golden stat-err-missing-file $SM stat "$W/none"
+golden stat-err-bad-map $SM stat tests/fixtures/stat.txt --map "$W/trailing.bin"
+
+# --- record against a fake tracefs tree ---------------------------------------------------
+F=$W/tracefs
+sh tests/fake_tracefs.sh "$F" "$W/basic.bin" nosupport
+golden record-nosupport $SM --tracefs "$F" record -o "$W/rec" -- true
+golden record-nosupport-env env STACKMAP_TRACEFS="$F" $SM record -o "$W/rec" -- true
+sh tests/fake_tracefs.sh "$F" "$W/basic.bin"
+golden record-flow $SM --tracefs "$F" record -o "$W/rec" -b 2048 -e sched:sched_switch \
+	-e kmem:kmem_cache_alloc -e sched --kallsyms tests/fixtures/kallsyms -- \
+	sh -c "sh tests/run_state.sh $F; exit 3"
+golden record-flow-after sh -c "sh tests/run_state.sh $F; cmp $W/rec/stack_map_bin $W/basic.bin && ls $W/rec"
+cp $T "$F/trace"
+golden record-then-report sh -c "$SM --tracefs $F record -o $W/rec2 --kallsyms tests/fixtures/kallsyms -- true >/dev/null && $SM report -i $W/rec2 --top 2"
+golden record-err-event $SM --tracefs "$F" record -o "$W/rec" -e nosuch:event -- true
+golden record-err-exec $SM --tracefs "$F" record -o "$W/rec" -- "$W/no-such-program"
+golden record-err-state sh -c "sh tests/run_state.sh $F"
+golden record-err-nocmd $SM --tracefs "$F" record -o "$W/rec"
+golden record-err-bad-b $SM --tracefs "$F" record -b 0 -- true
+golden record-sigterm $SM --tracefs "$F" record -o "$W/rec" --kallsyms tests/fixtures/kallsyms \
+	-- sh -c 'kill -TERM $PPID; exec sleep 5'
+golden record-sigterm-state sh -c "sh tests/run_state.sh $F"
+
+# --- global -----------------------------------------------------------------------------
+golden global-version $SM --version
+golden global-no-command $SM
+golden global-unknown-command $SM frobnicate
+golden global-bad-option $SM --frob dump
+expect global-help '^Usage: stackmap' $SM --help
+expect global-help-cmd '^Usage: stackmap' $SM dump --help
+# every long option in --help is documented in the man page
+missing=""
+for o in $($SM --help | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
+	grep -q -- "$(echo "$o" | sed 's/-/\\\\-/g')" stackmap.1 || missing="$missing $o"
+done
+if [ -z "$missing" ]; then ok man-page-options; else ko "man-page-options:$missing"; fi
+
+# --- fuzz corpus replay (plain main) ------------------------------------------------------
+for t in smbin:bin trace:trace; do
+	if "$B/replay_${t%%:*}" fuzz/corpus/${t#*:}/* >"$W/out" 2>&1; then
+		ok "corpus-replay-${t%%:*}"
+	else
+		ko "corpus-replay-${t%%:*}"
+		tail -5 "$W/out"
+	fi
+done
+
+echo "$pass $fail" >>"$RESULTS"
