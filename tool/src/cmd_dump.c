@@ -51,7 +51,7 @@ static void dump_text(struct sm_out *o, struct sm_frames *fr, const struct smbin
 		sm_out_str(o, "  [");
 		sm_out_u64(o, j);
 		sm_out_str(o, "] ");
-		sm_out_str(o, sm_frame(fr, s->ips[j], SM_FRAME_FULL, NULL));
+		sm_out_frame(o, fr, s->ips[j], SM_FRAME_FULL);
 		sm_out_chr(o, '\n');
 	}
 	sm_out_chr(o, '\n');
@@ -119,7 +119,7 @@ static void dump_folded(struct sm_out *o, struct sm_frames *fr, const struct smb
 	if (!s->nr)
 		sm_out_str(o, "[no frames]");
 	for (j = s->nr; j > 0; j--) {
-		sm_out_str(o, sm_frame(fr, s->ips[j - 1], SM_FRAME_FOLDED, NULL));
+		sm_out_frame(o, fr, s->ips[j - 1], SM_FRAME_FOLDED);
 		if (j > 1)
 			sm_out_chr(o, ';');
 	}

@@ -128,8 +128,7 @@ int sm_load_map(const char *path, struct smbin_map *map, int defer)
 		sm_err("%s: %s", path, strerror(-ret));
 		return SM_EXIT_USAGE;
 	}
-	ret = smbin_decode(buf, len, map, &err);
-	free(buf);
+	ret = smbin_decode_owned(buf, len, map, &err);
 	if (ret == -EBADMSG) {
 		snprintf(sm_map_error, sizeof(sm_map_error), "%s: offset %llu: %s", path,
 			 (unsigned long long)err.offset, err.msg);
@@ -340,7 +339,8 @@ static int sm_frames_grow(struct sm_frames *fr)
 
 		if (!fr->ents[i].used)
 			continue;
-		j = sm_frame_hash(fr->ents[i].addr, fr->ents[i].style) & (ncap - 1);
+		j = sm_frame_hash(fr->ents[i].addr, fr->ents[i].style ? SM_FRAME_FOLDED : SM_FRAME_FULL) &
+		    (ncap - 1);
 		while (n[j].used)
 			j = (j + 1) & (ncap - 1);
 		n[j] = fr->ents[i];
@@ -351,8 +351,8 @@ static int sm_frames_grow(struct sm_frames *fr)
 	return 0;
 }
 
-const char *sm_frame(struct sm_frames *fr, uint64_t addr, enum sm_frame_style style,
-		     int *resolved)
+static const char *sm_frame_len(struct sm_frames *fr, uint64_t addr, enum sm_frame_style style,
+				int *resolved, size_t *lenp)
 {
 	static char scratch[1024];
 	struct sm_frame_ent *e;
@@ -364,9 +364,10 @@ const char *sm_frame(struct sm_frames *fr, uint64_t addr, enum sm_frame_style st
 	j = sm_frame_hash(addr, style) & fr->mask;
 	while (fr->ents[j].used) {
 		e = &fr->ents[j];
-		if (e->addr == addr && e->style == style) {
+		if (e->addr == addr && e->style == (style == SM_FRAME_FOLDED)) {
 			if (resolved)
 				*resolved = e->resolved;
+			*lenp = e->len;
 			return fr->text + e->off;
 		}
 		j = (j + 1) & fr->mask;
@@ -390,18 +391,38 @@ const char *sm_frame(struct sm_frames *fr, uint64_t addr, enum sm_frame_style st
 	memcpy(fr->text + fr->tlen, scratch, n);
 	e = &fr->ents[j];
 	e->addr = addr;
-	e->style = (uint8_t)style;
+	e->style = style == SM_FRAME_FOLDED;
 	e->used = 1;
-	e->resolved = (uint8_t)res;
+	e->resolved = res != 0;
 	e->off = (uint32_t)fr->tlen;
+	e->len = (uint16_t)(n - 1);
 	fr->tlen += n;
 	fr->used++;
 	if (resolved)
 		*resolved = res;
+	*lenp = n - 1;
 	return fr->text + e->off;
 uncached:
 	res = sm_frame_format(fr, addr, style, scratch, sizeof(scratch));
 	if (resolved)
 		*resolved = res;
+	*lenp = strlen(scratch);
 	return scratch;
+}
+
+const char *sm_frame(struct sm_frames *fr, uint64_t addr, enum sm_frame_style style,
+		     int *resolved)
+{
+	size_t len;
+
+	return sm_frame_len(fr, addr, style, resolved, &len);
+}
+
+void sm_out_frame(struct sm_out *o, struct sm_frames *fr, uint64_t addr,
+		  enum sm_frame_style style)
+{
+	size_t len;
+	const char *s = sm_frame_len(fr, addr, style, NULL, &len);
+
+	sm_out_mem(o, s, len);
 }

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static uint32_t smbin_u32(const unsigned char *p, int swapped)
@@ -46,9 +47,10 @@ __attribute__((format(printf, 3, 4))) static int smbin_fail(struct smbin_err *er
 	return -EBADMSG;
 }
 
-int smbin_decode(const void *buf, size_t len, struct smbin_map *map, struct smbin_err *err)
+static int smbin_decode_common(unsigned char *own, const void *buf, size_t len,
+			       struct smbin_map *map, struct smbin_err *err)
 {
-	const unsigned char *p = buf;
+	const unsigned char *p = own ? own : buf;
 	size_t pos, max_recs, max_ips, ips_used = 0;
 	uint32_t magic, version, reserved, i;
 	int swapped;
@@ -91,7 +93,10 @@ int smbin_decode(const void *buf, size_t len, struct smbin_map *map, struct smbi
 		if (!map->stacks)
 			return -ENOMEM;
 	}
-	if (max_ips) {
+	if (own) {
+		/* ips point into the caller's buffer (8-byte aligned by malloc and the layout) */
+		map->owned = (char *)own;
+	} else if (max_ips) {
 		map->ips = malloc(max_ips * sizeof(*map->ips));
 		if (!map->ips)
 			return -ENOMEM;
@@ -133,10 +138,18 @@ int smbin_decode(const void *buf, size_t len, struct smbin_map *map, struct smbi
 		s->id = id;
 		s->nr = nr;
 		s->ref_count = smbin_u32(p + pos + 8, swapped);
-		s->ips = map->ips + ips_used;
-		for (j = 0; j < nr; j++)
-			map->ips[ips_used + j] = smbin_u64(p + pos + SMBIN_REC_HDR_SIZE + 8 * j,
-							   swapped);
+		if (own) {
+			uint64_t *ips = (uint64_t *)(void *)(own + pos + SMBIN_REC_HDR_SIZE);
+
+			for (j = 0; swapped && j < nr; j++)
+				ips[j] = __builtin_bswap64(ips[j]);
+			s->ips = ips;
+		} else {
+			s->ips = map->ips + ips_used;
+			for (j = 0; j < nr; j++)
+				map->ips[ips_used + j] =
+					smbin_u64(p + pos + SMBIN_REC_HDR_SIZE + 8 * j, swapped);
+		}
 		ips_used += nr;
 		pos += need;
 		map->nr = i + 1;
@@ -147,19 +160,41 @@ int smbin_decode(const void *buf, size_t len, struct smbin_map *map, struct smbi
 	return 0;
 }
 
+int smbin_decode(const void *buf, size_t len, struct smbin_map *map, struct smbin_err *err)
+{
+	return smbin_decode_common(NULL, buf, len, map, err);
+}
+
+int smbin_decode_owned(char *buf, size_t len, struct smbin_map *map, struct smbin_err *err)
+{
+	int ret;
+
+	if ((uintptr_t)buf % sizeof(uint64_t)) {
+		ret = smbin_decode_common(NULL, buf, len, map, err);
+		free(buf);
+		return ret;
+	}
+	ret = smbin_decode_common((unsigned char *)buf, NULL, len, map, err);
+	if (!map->owned)
+		free(buf);
+	return ret;
+}
+
 void smbin_free(struct smbin_map *map)
 {
 	if (!map)
 		return;
 	free(map->stacks);
 	free(map->ips);
+	free(map->owned);
 	memset(map, 0, sizeof(*map));
 }
 
 int smbin_read_file(const char *path, char **bufp, size_t *lenp)
 {
 	size_t len = 0, cap = 1 << 16;
-	char *buf, *nbuf;
+	char *buf = NULL, *nbuf;
+	struct stat st;
 	int fd, ret = 0;
 	ssize_t n;
 
@@ -170,6 +205,9 @@ int smbin_read_file(const char *path, char **bufp, size_t *lenp)
 		if (fd < 0)
 			return -errno;
 	}
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size < SIZE_MAX / 2)
+		cap = (size_t)st.st_size + 2; /* one read fills it; the next sees EOF */
 	buf = malloc(cap);
 	if (!buf) {
 		ret = -ENOMEM;

@@ -38,7 +38,8 @@ struct smbin_map {
 	uint32_t nr_stacks_hdr;	 /* nr_stacks as found in the header */
 	size_t nr;		 /* records decoded (== nr_stacks_hdr on success) */
 	struct smbin_stack *stacks;
-	uint64_t *ips;		 /* all frames, records back to back */
+	uint64_t *ips;		 /* all frames, records back to back (copying decode) */
+	char *owned;		 /* the input buffer, when smbin_decode_owned() kept it */
 };
 
 /*
@@ -51,6 +52,14 @@ struct smbin_map {
  * Return: 0, -EBADMSG for malformed input, -ENOMEM.
  */
 int smbin_decode(const void *buf, size_t len, struct smbin_map *map, struct smbin_err *err);
+
+/*
+ * smbin_decode_owned() - like smbin_decode(), but takes ownership of @buf (from malloc, e.g.
+ * smbin_read_file()): the frames are byte-swapped in place when needed and map->ips point
+ * into it, so large maps are not copied. @buf is freed by smbin_free() (or at once on error
+ * paths that did not keep it). Same return values as smbin_decode().
+ */
+int smbin_decode_owned(char *buf, size_t len, struct smbin_map *map, struct smbin_err *err);
 
 /* smbin_free() - release what smbin_decode() allocated; @map may be zeroed or NULL. */
 void smbin_free(struct smbin_map *map);

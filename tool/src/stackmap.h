@@ -96,9 +96,10 @@ enum sm_frame_style {
 struct sm_frame_ent {
 	uint64_t addr;
 	uint32_t off;	  /* offset of the string in sm_frames.text */
-	uint8_t used;
-	uint8_t style;
-	uint8_t resolved;
+	uint16_t len;	  /* its length (capped by the 1 KiB format buffer) */
+	uint8_t used : 1;
+	uint8_t style : 1;
+	uint8_t resolved : 1;
 };
 
 struct sm_frames {
@@ -113,6 +114,9 @@ struct sm_frames {
 void sm_frames_init(struct sm_frames *fr, const struct syms *syms, int lines);
 const char *sm_frame(struct sm_frames *fr, uint64_t addr, enum sm_frame_style style,
 		     int *resolved);
+/* Append the frame text to @o (same cache, without a strlen). */
+void sm_out_frame(struct sm_out *o, struct sm_frames *fr, uint64_t addr,
+		  enum sm_frame_style style);
 void sm_frames_free(struct sm_frames *fr);
 
 /* Parse a decimal count for options such as --top; return 0 or -EINVAL. */

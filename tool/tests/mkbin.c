@@ -4,7 +4,7 @@
  *
  *   mkbin CASE OUT                     one of the cases listed by "mkbin list"
  *   mkbin addrs OUT ADDR...            one stack (id 1, ref 1) made of the given addresses
- *   mkbin random OUT KALLSYMS NSTACKS NSYMS SEED
+ *   mkbin random OUT KALLSYMS NSTACKS NSYMS SEED [uniform]
  *                                      a large random map plus a matching kallsyms file
  */
 #define _POSIX_C_SOURCE 200809L
@@ -194,8 +194,14 @@ static uint64_t rng(void)
 	return rng_state * 2685821657736338717ull;
 }
 
+/*
+ * Random map for benchmarks. Call sites are nsyms / 4 return addresses; with @skew the site of
+ * each frame is drawn as the product of two uniform picks, so a few sites (entry code, common
+ * helpers) appear in most stacks as in a real kernel; without it every site is equally likely
+ * (the cache-unfriendly worst case).
+ */
 static int build_random(struct wr *w, const char *ksyms, unsigned long nstacks,
-			unsigned long nsyms, unsigned long seed)
+			unsigned long nsyms, unsigned long seed, int skew)
 {
 	const uint64_t base = 0xffffffff81000000ull;
 	uint64_t *sym_addr, ips[64];
@@ -205,7 +211,7 @@ static int build_random(struct wr *w, const char *ksyms, unsigned long nstacks,
 
 	rng_state = seed * 0x9E3779B97F4A7C15ull + 1;
 	sym_addr = malloc(nsyms * sizeof(*sym_addr));
-	nsites = nsyms / 2 + 1;
+	nsites = nsyms / 4 + 1;
 	sites = malloc(nsites * sizeof(*sites));
 	f = fopen(ksyms, "w");
 	if (!sym_addr || !sites || !f) {
@@ -230,8 +236,11 @@ static int build_random(struct wr *w, const char *ksyms, unsigned long nstacks,
 	for (i = 0; i < nstacks; i++) {
 		uint32_t depth = 8 + (uint32_t)(rng() % 17), j;
 
-		for (j = 0; j < depth; j++)
-			ips[j] = sites[rng() % nsites];
+		for (j = 0; j < depth; j++) {
+			uint64_t a = rng() % nsites, b = rng() % nsites;
+
+			ips[j] = sites[skew ? a * b / nsites : a];
+		}
 		if (i % 1000 == 0)
 			ips[depth - 1] = 0xffffffff70000000ull; /* unresolved */
 		wr_stack(w, (uint32_t)(i * 2 + 1), (uint32_t)(rng() % 100000), depth, ips);
@@ -255,7 +264,7 @@ int main(int argc, char **argv)
 	}
 	if (argc < 3) {
 		fprintf(stderr, "usage: mkbin CASE OUT | addrs OUT ADDR... | "
-				"random OUT KALLSYMS NSTACKS NSYMS SEED | list\n");
+				"random OUT KALLSYMS NSTACKS NSYMS SEED [uniform] | list\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "addrs")) {
@@ -267,9 +276,10 @@ int main(int argc, char **argv)
 		wr_header(&w, 1);
 		wr_stack(&w, 1, 1, (uint32_t)n, ips);
 		ret = 0;
-	} else if (!strcmp(argv[1], "random") && argc == 7) {
+	} else if (!strcmp(argv[1], "random") && (argc == 7 || argc == 8)) {
 		ret = build_random(&w, argv[3], strtoul(argv[4], NULL, 10),
-				   strtoul(argv[5], NULL, 10), strtoul(argv[6], NULL, 10));
+				   strtoul(argv[5], NULL, 10), strtoul(argv[6], NULL, 10),
+				   argc == 8 && !strcmp(argv[7], "uniform") ? 0 : 1);
 	} else {
 		ret = build_case(argv[1], &w);
 	}
