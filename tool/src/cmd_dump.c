@@ -131,13 +131,13 @@ static void dump_folded(struct sm_out *o, struct sm_frames *fr, const struct smb
 int cmd_dump(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "folded", no_argument, NULL, 'f' },
-		{ "top", required_argument, NULL, 'n' },
-		{ "sort", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
+		{"json", no_argument, NULL, 'j'},
+		{"folded", no_argument, NULL, 'f'},
+		{"top", required_argument, NULL, 'n'},
+		{"sort", required_argument, NULL, 's'},
+		{"help", no_argument, NULL, 'h'},
 		SM_SYM_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
+		{NULL, 0, NULL, 0},
 	};
 	enum dump_mode mode = DUMP_TEXT;
 	enum dump_sort sort = SORT_ID;

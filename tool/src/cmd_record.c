@@ -20,13 +20,13 @@
 #include <tracefs.h>
 #include <unistd.h>
 
-#define REC_DEFAULT_DIR	  "stackmap.data"
-#define REC_DEFAULT_EVENT "sched:sched_switch"
+#define REC_DEFAULT_DIR	   "stackmap.data"
+#define REC_DEFAULT_EVENT  "sched:sched_switch"
 #define REC_ESTALE_RETRIES 5
 
 struct rec_event {
 	char *system;
-	char *event;	/* NULL: every event of the system */
+	char *event; /* NULL: every event of the system */
 	bool changed;
 	enum tracefs_enable_state prev;
 };
@@ -86,7 +86,8 @@ static int rec_restore(struct rec_state *st)
 		e->changed = false;
 	}
 	if (st->stacktrace_changed) {
-		if (!st->stacktrace_prev && tracefs_option_disable(NULL, TRACEFS_OPTION_STACKTRACE)) {
+		if (!st->stacktrace_prev &&
+		    tracefs_option_disable(NULL, TRACEFS_OPTION_STACKTRACE)) {
 			sm_err("record: cannot clear options/stacktrace");
 			ret = -1;
 		}
@@ -231,7 +232,7 @@ static int rec_copy(const char *src, const char *dir, const char *name, size_t *
 
 static int rec_save(const char *dir, const char *ksyms)
 {
-	static const char *const files[] = { "trace", "stack_map_bin", "stack_map_stat" };
+	static const char *const files[] = {"trace", "stack_map_bin", "stack_map_stat"};
 	size_t i, copied;
 	char *src;
 	int ret;
@@ -346,16 +347,16 @@ static int rec_add_event(struct rec_state *st, const char *spec)
 int cmd_record(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "event", required_argument, NULL, 'e' },
-		{ "buffer-size", required_argument, NULL, 'b' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
+		{"event", required_argument, NULL, 'e'},
+		{"buffer-size", required_argument, NULL, 'b'},
+		{"output", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
 		SM_SYM_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
+		{NULL, 0, NULL, 0},
 	};
 	const char *outdir = REC_DEFAULT_DIR, *ksyms = "/proc/kallsyms", *tdir;
 	struct sigaction sa, old_int, old_term, old_hup;
-	struct rec_state st = { 0 };
+	struct rec_state st = {0};
 	unsigned long bufsize = 0;
 	int ret = SM_EXIT_USAGE, c, status;
 	char *dircopy = NULL;

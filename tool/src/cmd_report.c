@@ -18,7 +18,7 @@
 /* One (event type, stack) pair and how many references it got. */
 struct rep_ent {
 	uint32_t event;
-	uint32_t full;	/* 0: val is a stack id; 1: val indexes rep.full */
+	uint32_t full; /* 0: val is a stack id; 1: val indexes rep.full */
 	uint32_t val;
 	uint32_t used;
 	uint64_t count;
@@ -26,7 +26,7 @@ struct rep_ent {
 
 struct rep {
 	const struct smbin_map *map;
-	struct tp_strtab full;	/* full stacks keyed by their frames joined with '\n' */
+	struct tp_strtab full; /* full stacks keyed by their frames joined with '\n' */
 	struct rep_ent *tab;
 	size_t mask, used;
 	uint64_t refs_id, refs_full, refs_missing;
@@ -81,8 +81,7 @@ static int rep_count(struct rep *r, uint32_t ev, uint32_t full, uint32_t val)
 		}
 		j = (j + 1) & r->mask;
 	}
-	r->tab[j] = (struct rep_ent){ .event = ev, .full = full, .val = val, .used = 1,
-				      .count = 1 };
+	r->tab[j] = (struct rep_ent){.event = ev, .full = full, .val = val, .used = 1, .count = 1};
 	r->used++;
 	return 0;
 }
@@ -356,7 +355,8 @@ static int rep_print(struct rep *r, struct tp_ctx *ctx, struct sm_frames *fr, in
 	}
 	if (r->refs_missing) {
 		if (!folded)
-			sm_out_fmt(&out, "\n%llu events reference %zu stack ids missing from the map\n",
+			sm_out_fmt(&out,
+				   "\n%llu events reference %zu stack ids missing from the map\n",
 				   (unsigned long long)r->refs_missing, nmiss_ids);
 		sm_out_flush(&out);
 		fflush(stdout);
@@ -397,21 +397,21 @@ static char *rep_path(const char *dir, const char *name)
 int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "trace", required_argument, NULL, 't' },
-		{ "map", required_argument, NULL, 'm' },
-		{ "input", required_argument, NULL, 'i' },
-		{ "top", required_argument, NULL, 'n' },
-		{ "folded", no_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
+		{"trace", required_argument, NULL, 't'},
+		{"map", required_argument, NULL, 'm'},
+		{"input", required_argument, NULL, 'i'},
+		{"top", required_argument, NULL, 'n'},
+		{"folded", no_argument, NULL, 'f'},
+		{"help", no_argument, NULL, 'h'},
 		SM_SYM_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
+		{NULL, 0, NULL, 0},
 	};
 	char *trace_path = NULL, *map_path = NULL, *ks_path = NULL, *buf = NULL;
 	unsigned long top = REP_DEFAULT_TOP;
 	int folded = 0, have_top = 0, have_syms = 0, ret, c;
 	const char *dir = NULL;
-	struct smbin_map map = { 0 };
-	struct rep r = { 0 };
+	struct smbin_map map = {0};
+	struct rep r = {0};
 	struct sm_frames fr;
 	struct syms syms;
 	struct tp_ctx ctx;

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define STAT_DEFAULT_FILE "/sys/kernel/tracing/stack_map_stat"
-#define STAT_ID_EVENT_BYTES 16.0
+#define STAT_DEFAULT_FILE	     "/sys/kernel/tracing/stack_map_stat"
+#define STAT_ID_EVENT_BYTES	     16.0
 #define STAT_FULL_EVENT_BYTES(depth) (16.0 + 8.0 * (depth))
 
 static int stat_u64(const char *s, uint64_t *v)
@@ -33,16 +33,16 @@ static int stat_u64(const char *s, uint64_t *v)
 int cmd_stat(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "map", required_argument, NULL, 'm' },
-		{ "help", no_argument, NULL, 'h' },
+		{"map", required_argument, NULL, 'm'},
+		{"help", no_argument, NULL, 'h'},
 		SM_SYM_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
+		{NULL, 0, NULL, 0},
 	};
 	const char *path = STAT_DEFAULT_FILE, *map_path = NULL;
 	uint64_t entries = 0, capacity = 0, successes = 0, drops = 0, lineno = 0;
 	int have_entries = 0, have_successes = 0, ret, c;
 	char *buf = NULL, *p, *save = NULL;
-	struct smbin_map map = { 0 };
+	struct smbin_map map = {0};
 	size_t len, i;
 
 	opterr = 0;
@@ -124,7 +124,8 @@ int cmd_stat(int argc, char **argv)
 			int is_succ = p[0] == 's';
 
 			if (stat_u64(v, is_succ ? &successes : &drops) <= 0) {
-				sm_err("%s: line %" PRIu64 ": %s must be a number", path, lineno, p);
+				sm_err("%s: line %" PRIu64 ": %s must be a number", path, lineno,
+				       p);
 				ret = SM_EXIT_DATA;
 				goto out;
 			}

@@ -67,7 +67,7 @@ int sm_parse_uint(const char *s, unsigned long *out)
 int sm_load_syms(struct syms *s, int *have_syms)
 {
 	const char *ks = sm_opts.kallsyms;
-	struct syms_err err = { 0 };
+	struct syms_err err = {0};
 	int ret, dflt = 0;
 
 	syms_init(s);
@@ -339,7 +339,8 @@ static int sm_frames_grow(struct sm_frames *fr)
 
 		if (!fr->ents[i].used)
 			continue;
-		j = sm_frame_hash(fr->ents[i].addr, fr->ents[i].style ? SM_FRAME_FOLDED : SM_FRAME_FULL) &
+		j = sm_frame_hash(fr->ents[i].addr,
+				  fr->ents[i].style ? SM_FRAME_FOLDED : SM_FRAME_FULL) &
 		    (ncap - 1);
 		while (n[j].used)
 			j = (j + 1) & (ncap - 1);
@@ -410,16 +411,14 @@ uncached:
 	return scratch;
 }
 
-const char *sm_frame(struct sm_frames *fr, uint64_t addr, enum sm_frame_style style,
-		     int *resolved)
+const char *sm_frame(struct sm_frames *fr, uint64_t addr, enum sm_frame_style style, int *resolved)
 {
 	size_t len;
 
 	return sm_frame_len(fr, addr, style, resolved, &len);
 }
 
-void sm_out_frame(struct sm_out *o, struct sm_frames *fr, uint64_t addr,
-		  enum sm_frame_style style)
+void sm_out_frame(struct sm_out *o, struct sm_frames *fr, uint64_t addr, enum sm_frame_style style)
 {
 	size_t len;
 	const char *s = sm_frame_len(fr, addr, style, NULL, &len);

@@ -18,7 +18,8 @@ static const char sm_usage_text[] =
 	"and traces that carry <stack_id N> events.\n"
 	"\n"
 	"Commands:\n"
-	"  dump [FILE|-]        decode a stack_map_bin file (default /sys/kernel/tracing/stack_map_bin)\n"
+	"  dump [FILE|-]        decode a stack_map_bin file (default "
+	"/sys/kernel/tracing/stack_map_bin)\n"
 	"      --json           JSON array, one object per stack\n"
 	"      --folded         collapsed stacks (root first) for flame graph tools\n"
 	"      --top N          only the first N stacks after sorting (implies --sort ref)\n"
@@ -60,10 +61,10 @@ void sm_usage(FILE *f)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
 		SM_SYM_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
+		{NULL, 0, NULL, 0},
 	};
 	const char *cmd;
 	int c;

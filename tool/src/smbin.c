@@ -33,8 +33,8 @@ static uint64_t smbin_u64(const unsigned char *p, int swapped)
 	return swapped ? __builtin_bswap64(v) : v;
 }
 
-__attribute__((format(printf, 3, 4))) static int smbin_fail(struct smbin_err *err,
-							     uint64_t offset, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int smbin_fail(struct smbin_err *err, uint64_t offset,
+							    const char *fmt, ...)
 {
 	va_list ap;
 
@@ -120,8 +120,9 @@ static int smbin_decode_common(unsigned char *own, const void *buf, size_t len,
 		nr = smbin_u32(p + pos + 4, swapped);
 		reserved = smbin_u32(p + pos + 12, swapped);
 		if (i > 0 && id <= map->stacks[i - 1].id)
-			return smbin_fail(err, pos, "stack id %u does not increase (previous id %u)",
-					  id, map->stacks[i - 1].id);
+			return smbin_fail(err, pos,
+					  "stack id %u does not increase (previous id %u)", id,
+					  map->stacks[i - 1].id);
 		if (nr > SMBIN_MAX_DEPTH)
 			return smbin_fail(err, pos + 4, "stack id %u has depth %u (maximum %u)", id,
 					  nr, SMBIN_MAX_DEPTH);

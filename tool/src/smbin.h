@@ -12,34 +12,34 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SMBIN_MAGIC	     0x46534D42u /* 'FSMB' read as a native u32 */
-#define SMBIN_MAGIC_SWAPPED  0x424D5346u /* the same bytes from the other byte order */
-#define SMBIN_VERSION	     1u
-#define SMBIN_HEADER_SIZE    16u
-#define SMBIN_REC_HDR_SIZE   16u
-#define SMBIN_MAX_DEPTH	     64u
-#define SMBIN_TRAMPOLINE     0x7fffffffull /* ftrace trampoline sentinel (INT_MAX) */
-#define SMBIN_ERR_MSG_LEN    160
+#define SMBIN_MAGIC	    0x46534D42u /* 'FSMB' read as a native u32 */
+#define SMBIN_MAGIC_SWAPPED 0x424D5346u /* the same bytes from the other byte order */
+#define SMBIN_VERSION	    1u
+#define SMBIN_HEADER_SIZE   16u
+#define SMBIN_REC_HDR_SIZE  16u
+#define SMBIN_MAX_DEPTH	    64u
+#define SMBIN_TRAMPOLINE    0x7fffffffull /* ftrace trampoline sentinel (INT_MAX) */
+#define SMBIN_ERR_MSG_LEN   160
 
 struct smbin_err {
-	uint64_t offset;		 /* byte offset of the offending field or record */
-	char msg[SMBIN_ERR_MSG_LEN];	 /* one line, no trailing newline */
+	uint64_t offset; /* byte offset of the offending field or record */
+	char msg[SMBIN_ERR_MSG_LEN]; /* one line, no trailing newline */
 };
 
 struct smbin_stack {
 	uint32_t id;
-	uint32_t nr;		/* number of valid entries in ips, <= SMBIN_MAX_DEPTH */
+	uint32_t nr; /* number of valid entries in ips, <= SMBIN_MAX_DEPTH */
 	uint32_t ref_count;
-	const uint64_t *ips;	/* points into smbin_map.ips (host byte order) */
+	const uint64_t *ips; /* points into smbin_map.ips (host byte order) */
 };
 
 struct smbin_map {
-	int swapped;		 /* 1 when the file was written in the other byte order */
-	uint32_t nr_stacks_hdr;	 /* nr_stacks as found in the header */
-	size_t nr;		 /* records decoded (== nr_stacks_hdr on success) */
+	int swapped; /* 1 when the file was written in the other byte order */
+	uint32_t nr_stacks_hdr; /* nr_stacks as found in the header */
+	size_t nr; /* records decoded (== nr_stacks_hdr on success) */
 	struct smbin_stack *stacks;
-	uint64_t *ips;		 /* all frames, records back to back (copying decode) */
-	char *owned;		 /* the input buffer, when smbin_decode_owned() kept it */
+	uint64_t *ips; /* all frames, records back to back (copying decode) */
+	char *owned; /* the input buffer, when smbin_decode_owned() kept it */
 };
 
 /*

@@ -16,16 +16,16 @@
 #define SM_VERSION "1.0"
 
 /* Exit codes: the error contract of the tool (see README.md). */
-#define SM_EXIT_OK	 0
-#define SM_EXIT_DATA	 1 /* malformed input data */
-#define SM_EXIT_USAGE	 2 /* bad options, unreadable files, missing kernel support */
+#define SM_EXIT_OK    0
+#define SM_EXIT_DATA  1 /* malformed input data */
+#define SM_EXIT_USAGE 2 /* bad options, unreadable files, missing kernel support */
 
 struct sm_opts {
-	const char *kallsyms;	/* --kallsyms FILE */
-	int no_kallsyms;	/* --no-kallsyms */
-	const char *vmlinux;	/* --vmlinux FILE */
-	int lines;		/* --lines */
-	const char *tracefs;	/* --tracefs DIR (or STACKMAP_TRACEFS) */
+	const char *kallsyms; /* --kallsyms FILE */
+	int no_kallsyms; /* --no-kallsyms */
+	const char *vmlinux; /* --vmlinux FILE */
+	int lines; /* --lines */
+	const char *tracefs; /* --tracefs DIR (or STACKMAP_TRACEFS) */
 };
 
 extern struct sm_opts sm_opts;
@@ -45,12 +45,14 @@ __attribute__((format(printf, 1, 2))) void sm_err(const char *fmt, ...);
  * Symbol options shared by dump, report and stat: the long options below are accepted by
  * every subcommand as well as before it. sm_sym_option() returns 1 when it consumed @c.
  */
-#define SM_SYM_LONGOPTS                                                                    \
-	{ "kallsyms", required_argument, NULL, 0x100 },                                    \
-		{ "no-kallsyms", no_argument, NULL, 0x101 },                               \
-		{ "vmlinux", required_argument, NULL, 0x102 },                             \
-		{ "lines", no_argument, NULL, 0x103 },                                     \
-		{ "tracefs", required_argument, NULL, 0x104 }
+/* clang-format off */
+#define SM_SYM_LONGOPTS						\
+	{ "kallsyms", required_argument, NULL, 0x100 },		\
+	{ "no-kallsyms", no_argument, NULL, 0x101 },		\
+	{ "vmlinux", required_argument, NULL, 0x102 },		\
+	{ "lines", no_argument, NULL, 0x103 },			\
+	{ "tracefs", required_argument, NULL, 0x104 }
+/* clang-format on */
 int sm_sym_option(int c, const char *arg);
 
 /* Load the symbol sources named by sm_opts. Return 0 or SM_EXIT_USAGE after a message. */
@@ -84,7 +86,7 @@ void sm_out_json_str(struct sm_out *o, const char *s); /* quoted and escaped */
 
 /* Frame styles for sm_frame(). */
 enum sm_frame_style {
-	SM_FRAME_FULL,	 /* sym+0xoff/0xsize [mod], hex when unresolved */
+	SM_FRAME_FULL, /* sym+0xoff/0xsize [mod], hex when unresolved */
 	SM_FRAME_FOLDED, /* sym [mod] (no offset), hex when unresolved */
 };
 
@@ -95,8 +97,8 @@ enum sm_frame_style {
  */
 struct sm_frame_ent {
 	uint64_t addr;
-	uint32_t off;	  /* offset of the string in sm_frames.text */
-	uint16_t len;	  /* its length (capped by the 1 KiB format buffer) */
+	uint32_t off; /* offset of the string in sm_frames.text */
+	uint16_t len; /* its length (capped by the 1 KiB format buffer) */
 	uint8_t used : 1;
 	uint8_t style : 1;
 	uint8_t resolved : 1;
@@ -104,7 +106,7 @@ struct sm_frame_ent {
 
 struct sm_frames {
 	const struct syms *syms; /* NULL: no symbols */
-	int lines;		 /* append " file:line" to FULL frames when known */
+	int lines; /* append " file:line" to FULL frames when known */
 	struct sm_frame_ent *ents; /* open-addressing table keyed by (address, style) */
 	size_t mask, used;
 	char *text;
@@ -112,11 +114,9 @@ struct sm_frames {
 };
 
 void sm_frames_init(struct sm_frames *fr, const struct syms *syms, int lines);
-const char *sm_frame(struct sm_frames *fr, uint64_t addr, enum sm_frame_style style,
-		     int *resolved);
+const char *sm_frame(struct sm_frames *fr, uint64_t addr, enum sm_frame_style style, int *resolved);
 /* Append the frame text to @o (same cache, without a strlen). */
-void sm_out_frame(struct sm_out *o, struct sm_frames *fr, uint64_t addr,
-		  enum sm_frame_style style);
+void sm_out_frame(struct sm_out *o, struct sm_frames *fr, uint64_t addr, enum sm_frame_style style);
 void sm_frames_free(struct sm_frames *fr);
 
 /* Parse a decimal count for options such as --top; return 0 or -EINVAL. */

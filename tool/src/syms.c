@@ -22,7 +22,7 @@
 #endif
 
 __attribute__((format(printf, 3, 4))) static int syms_fail(struct syms_err *err, int ret,
-							    const char *fmt, ...)
+							   const char *fmt, ...)
 {
 	va_list ap;
 
@@ -54,8 +54,12 @@ static int syms_push(struct syms *s, uint64_t addr, uint64_t size, const char *n
 		s->v = nv;
 		s->cap = ncap;
 	}
-	s->v[s->n] = (struct syms_sym){ .addr = addr, .size = size, .name = name, .mod = mod,
-					.rank = rank, .seq = (uint32_t)s->n };
+	s->v[s->n] = (struct syms_sym){.addr = addr,
+				       .size = size,
+				       .name = name,
+				       .mod = mod,
+				       .rank = rank,
+				       .seq = (uint32_t)s->n};
 	s->n++;
 	s->sorted = 0;
 	return 0;
@@ -362,7 +366,8 @@ int syms_load_elf(struct syms *s, const char *path, int want_lines, struct syms_
 			name = elf_strptr(elf, sh.sh_link, sym.st_name);
 			if (!name || !*name || name[0] == '$')
 				continue;
-			rank = (type == STT_FUNC ? 0 : 2) + (GELF_ST_BIND(sym.st_info) != STB_GLOBAL);
+			rank = (type == STT_FUNC ? 0 : 2) +
+			       (GELF_ST_BIND(sym.st_info) != STB_GLOBAL);
 			ret = syms_push(s, sym.st_value + s->elf_bias, sym.st_size, name, NULL,
 					(uint32_t)rank);
 			if (ret)

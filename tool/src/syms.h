@@ -15,28 +15,28 @@
 
 struct syms_sym {
 	uint64_t addr;
-	uint64_t size;		/* 0: covers only its own address */
+	uint64_t size; /* 0: covers only its own address */
 	const char *name;
-	const char *mod;	/* module name, NULL for the core kernel */
-	uint32_t rank;		/* preference among aliases at one address, lower wins */
-	uint32_t seq;		/* input order, to keep sorting deterministic */
+	const char *mod; /* module name, NULL for the core kernel */
+	uint32_t rank; /* preference among aliases at one address, lower wins */
+	uint32_t seq; /* input order, to keep sorting deterministic */
 };
 
 struct syms_err {
-	uint64_t line;		/* 1-based line for text inputs, 0 if not applicable */
+	uint64_t line; /* 1-based line for text inputs, 0 if not applicable */
 	char msg[160];
 };
 
 struct syms {
 	struct syms_sym *v;
 	size_t n, cap;
-	char **bufs;		/* owned text buffers that names point into */
+	char **bufs; /* owned text buffers that names point into */
 	size_t nbufs;
-	uint64_t elf_bias;	/* runtime address - ELF address (KASLR), from _text */
-	void *elf;		/* Elf * kept open: ELF names point into it */
+	uint64_t elf_bias; /* runtime address - ELF address (KASLR), from _text */
+	void *elf; /* Elf * kept open: ELF names point into it */
 	int elf_fd;
-	void *dwfl;		/* Dwfl * for file:line, NULL without --lines */
-	void *dwfl_mod;		/* Dwfl_Module * of the vmlinux image */
+	void *dwfl; /* Dwfl * for file:line, NULL without --lines */
+	void *dwfl_mod; /* Dwfl_Module * of the vmlinux image */
 	uint64_t dwfl_bias;
 	int sorted;
 };

@@ -398,7 +398,7 @@ static int tp_set_cpu_event(struct tp_ctx *ctx, int cpu, long ev)
 
 int tp_finish(struct tp_ctx *ctx, tp_stack_fn fn, void *arg)
 {
-	struct tp_stackref ref = { 0 };
+	struct tp_stackref ref = {0};
 	int ret = 0;
 
 	if (ctx->in_block == 1) {
@@ -435,7 +435,7 @@ static int tp_add_frame(struct tp_ctx *ctx, const char *s, size_t len)
 
 int tp_feed_line(struct tp_ctx *ctx, const char *line, size_t len, tp_stack_fn fn, void *arg)
 {
-	struct tp_stackref ref = { 0 };
+	struct tp_stackref ref = {0};
 	struct tp_line l;
 	long ev;
 	int ret;

@@ -16,23 +16,23 @@
 #include <stdint.h>
 
 enum tp_kind {
-	TP_BLANK,		/* empty or white space only */
-	TP_COMMENT,		/* starts with '#' */
-	TP_EVENT,		/* an event line; name is the event type */
-	TP_STACK_ID,		/* <stack_id N>; stack_id is set */
-	TP_BAD_STACK_ID,	/* <stack_id ...> whose number does not parse */
-	TP_STACK_START,		/* <stack trace>: frame lines follow */
-	TP_USER_STACK_START,	/* <user stack trace>: frame lines follow, ignored */
-	TP_FRAME,		/* " => frame"; name is the frame text */
-	TP_OTHER,		/* anything else (headers, lost-event notes) */
+	TP_BLANK, /* empty or white space only */
+	TP_COMMENT, /* starts with '#' */
+	TP_EVENT, /* an event line; name is the event type */
+	TP_STACK_ID, /* <stack_id N>; stack_id is set */
+	TP_BAD_STACK_ID, /* <stack_id ...> whose number does not parse */
+	TP_STACK_START, /* <stack trace>: frame lines follow */
+	TP_USER_STACK_START, /* <user stack trace>: frame lines follow, ignored */
+	TP_FRAME, /* " => frame"; name is the frame text */
+	TP_OTHER, /* anything else (headers, lost-event notes) */
 };
 
 #define TP_MAX_CPU 65535
 
 struct tp_line {
 	enum tp_kind kind;
-	int cpu;		/* -1 when the line has no [CPU] field */
-	const char *name;	/* event type or frame text (not NUL-terminated) */
+	int cpu; /* -1 when the line has no [CPU] field */
+	const char *name; /* event type or frame text (not NUL-terminated) */
 	size_t name_len;
 	uint32_t stack_id;
 };
@@ -42,10 +42,10 @@ void tp_parse_line(const char *line, size_t len, struct tp_line *out);
 
 /* String interning table: maps byte strings to dense indexes 0, 1, 2, ... */
 struct tp_strtab {
-	char **strs;		/* NUL-terminated copies, by index */
+	char **strs; /* NUL-terminated copies, by index */
 	size_t *lens;
 	size_t n, cap;
-	uint32_t *slots;	/* open addressing: index + 1, 0 = empty */
+	uint32_t *slots; /* open addressing: index + 1, 0 = empty */
 	size_t mask;
 };
 
@@ -55,10 +55,10 @@ long tp_strtab_intern(struct tp_strtab *t, const char *s, size_t len);
 void tp_strtab_free(struct tp_strtab *t);
 
 struct tp_stackref {
-	int full;			/* 0: by id; 1: full stack block */
-	uint32_t id;			/* for !full */
-	size_t nr;			/* for full: number of frames */
-	const char *const *frames;	/* for full: frame texts, leaf first */
+	int full; /* 0: by id; 1: full stack block */
+	uint32_t id; /* for !full */
+	size_t nr; /* for full: number of frames */
+	const char *const *frames; /* for full: frame texts, leaf first */
 };
 
 /*
@@ -68,20 +68,20 @@ struct tp_stackref {
 typedef int (*tp_stack_fn)(void *arg, uint32_t event, const struct tp_stackref *ref);
 
 struct tp_ctx {
-	struct tp_strtab events;	/* event type names */
-	uint64_t *event_lines;		/* event lines per event type */
+	struct tp_strtab events; /* event type names */
+	uint64_t *event_lines; /* event lines per event type */
 	size_t event_lines_cap;
-	long *cpu_event;		/* per CPU: last event type index or -1 */
+	long *cpu_event; /* per CPU: last event type index or -1 */
 	size_t ncpu;
-	long last_event;		/* last event type overall, -1 if none */
-	int in_block;			/* 0 none, 1 kernel stack, 2 user stack */
-	uint32_t block_event;		/* event the open kernel block belongs to */
-	char **frames;			/* frames of the open kernel block */
+	long last_event; /* last event type overall, -1 if none */
+	int in_block; /* 0 none, 1 kernel stack, 2 user stack */
+	uint32_t block_event; /* event the open kernel block belongs to */
+	char **frames; /* frames of the open kernel block */
 	size_t nframes, frames_cap;
-	uint64_t lines;			/* lines fed */
-	uint64_t bad_stack_ids;		/* TP_BAD_STACK_ID lines */
-	uint64_t stray_frames;		/* frame lines outside a block */
-	uint64_t unattributed;		/* references seen before any event line */
+	uint64_t lines; /* lines fed */
+	uint64_t bad_stack_ids; /* TP_BAD_STACK_ID lines */
+	uint64_t stray_frames; /* frame lines outside a block */
+	uint64_t unattributed; /* references seen before any event line */
 };
 
 int tp_ctx_init(struct tp_ctx *ctx);

@@ -71,14 +71,14 @@ static void wr_stack(struct wr *w, uint32_t id, uint32_t ref, uint32_t nr, const
 }
 
 /* Addresses inside the symbols of tests/fixtures/kallsyms. */
-static const uint64_t st_sched[] = { 0xffffffff81100048ull, 0xffffffff811000dcull,
-				     0xffffffff81100100ull, 0xffffffff80001234ull };
-static const uint64_t st_read[] = { 0xffffffff81200220ull, 0xffffffff81200130ull,
-				    0xffffffff81200010ull, 0xffffffff81300040ull,
-				    0xffffffff8130014bull };
-static const uint64_t st_ext4[] = { 0xffffffffc0001020ull, 0xffffffff81200244ull };
-static const uint64_t st_nft[] = { 0xffffffffc0002085ull };
-static const uint64_t st_tramp[] = { 0xffffffff81100010ull, TRAMPOLINE, 0xffffffff81300040ull };
+static const uint64_t st_sched[] = {0xffffffff81100048ull, 0xffffffff811000dcull,
+				    0xffffffff81100100ull, 0xffffffff80001234ull};
+static const uint64_t st_read[] = {0xffffffff81200220ull, 0xffffffff81200130ull,
+				   0xffffffff81200010ull, 0xffffffff81300040ull,
+				   0xffffffff8130014bull};
+static const uint64_t st_ext4[] = {0xffffffffc0001020ull, 0xffffffff81200244ull};
+static const uint64_t st_nft[] = {0xffffffffc0002085ull};
+static const uint64_t st_tramp[] = {0xffffffff81100010ull, TRAMPOLINE, 0xffffffff81300040ull};
 
 #define N(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
 
@@ -177,11 +177,24 @@ static int build_case(const char *name, struct wr *w)
 	return 0;
 }
 
-static const char *const cases[] = { "basic", "basic-swapped", "empty", "deep", "trampoline",
-				     "trunc-header", "bad-magic", "bad-version", "hdr-reserved",
-				     "rec-reserved", "nr-too-big", "fewer-records", "trailing",
-				     "trunc-record", "trunc-rec-header", "ids-not-increasing",
-				     "dup-id", "huge-count" };
+static const char *const cases[] = {"basic",
+				    "basic-swapped",
+				    "empty",
+				    "deep",
+				    "trampoline",
+				    "trunc-header",
+				    "bad-magic",
+				    "bad-version",
+				    "hdr-reserved",
+				    "rec-reserved",
+				    "nr-too-big",
+				    "fewer-records",
+				    "trailing",
+				    "trunc-record",
+				    "trunc-rec-header",
+				    "ids-not-increasing",
+				    "dup-id",
+				    "huge-count"};
 
 static uint64_t rng_state;
 
@@ -200,8 +213,8 @@ static uint64_t rng(void)
  * helpers) appear in most stacks as in a real kernel; without it every site is equally likely
  * (the cache-unfriendly worst case).
  */
-static int build_random(struct wr *w, const char *ksyms, unsigned long nstacks,
-			unsigned long nsyms, unsigned long seed, int skew)
+static int build_random(struct wr *w, const char *ksyms, unsigned long nstacks, unsigned long nsyms,
+			unsigned long seed, int skew)
 {
 	const uint64_t base = 0xffffffff81000000ull;
 	uint64_t *sym_addr, ips[64];
@@ -252,7 +265,7 @@ static int build_random(struct wr *w, const char *ksyms, unsigned long nstacks,
 
 int main(int argc, char **argv)
 {
-	struct wr w = { 0 };
+	struct wr w = {0};
 	FILE *f;
 	size_t i;
 	int ret = -1;

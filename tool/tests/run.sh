@@ -193,4 +193,9 @@ for t in smbin:bin trace:trace; do
 	fi
 done
 
+# --- sources are clang-formatted (skipped when clang-format is not installed) -------------
+if command -v clang-format-14 >/dev/null 2>&1 || command -v clang-format >/dev/null 2>&1; then
+	if make -s format-check >"$W/out" 2>&1; then ok clang-format; else ko clang-format; fi
+fi
+
 echo "$pass $fail" >>"$RESULTS"
