@@ -1,0 +1,59 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Fetch the sources the harness compiles into $1 (default build/src):
+#   kernel/trace/stackmap.[ch]  from the project's patch series (kernel/patches/series),
+#                               applied to an empty directory, filtered to those two paths;
+#   lib/xxhash.c, include/linux/{xxhash,jhash}.h, include/linux/unaligned/packed_struct.h
+#                               from build/linux when present, else from Debian's
+#                               /usr/src/linux-source-6.12.tar.xz.
+# STACKMAP_SRC=tree takes stackmap.[ch] from build/linux instead of the series (development
+# only; the default is the series, and the tree is used only if the series does not exist).
+set -eu
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$here/.." && pwd)
+out=${1:-$here/build/src}
+patches=$top/kernel/patches
+tree=$top/build/linux
+tarball=${LINUX_SOURCE_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+
+mkdir -p "$out/kernel/trace" "$out/lib" "$out/include/linux/unaligned"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+src=${STACKMAP_SRC:-series}
+if [ "$src" = series ] && [ ! -s "$patches/series" ]; then
+	echo "get-sources: $patches/series missing, falling back to $tree" >&2
+	src=tree
+fi
+
+if [ "$src" = series ]; then
+	n=0
+	for p in $(grep -v '^[[:space:]]*#' "$patches/series"); do
+		(cd "$tmp" && git apply --include='kernel/trace/stackmap.[ch]' "$patches/$p")
+		n=$((n + 1))
+	done
+	if [ ! -f "$tmp/kernel/trace/stackmap.c" ] || [ ! -f "$tmp/kernel/trace/stackmap.h" ]; then
+		echo "get-sources: the series ($n patches) does not create kernel/trace/stackmap.[ch]" >&2
+		exit 1
+	fi
+	cp "$tmp/kernel/trace/stackmap.c" "$tmp/kernel/trace/stackmap.h" "$out/kernel/trace/"
+	echo "get-sources: stackmap.[ch] from $n patches of kernel/patches/series"
+else
+	cp "$tree/kernel/trace/stackmap.c" "$tree/kernel/trace/stackmap.h" "$out/kernel/trace/"
+	echo "get-sources: stackmap.[ch] from $tree (not from the series)"
+fi
+
+libs="lib/xxhash.c include/linux/xxhash.h include/linux/jhash.h include/linux/unaligned/packed_struct.h"
+if [ -f "$tree/lib/xxhash.c" ]; then
+	for f in $libs; do cp "$tree/$f" "$out/$f"; done
+	echo "get-sources: xxhash/jhash from $tree"
+else
+	members=""
+	for f in $libs; do members="$members linux-source-6.12/$f"; done
+	# shellcheck disable=SC2086
+	tar -xJf "$tarball" -C "$tmp" $members
+	for f in $libs; do cp "$tmp/linux-source-6.12/$f" "$out/$f"; done
+	echo "get-sources: xxhash/jhash from $tarball"
+fi

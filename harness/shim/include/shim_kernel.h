@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * User-space stand-ins for the kernel interfaces that kernel/trace/stackmap.c, lib/xxhash.c
+ * and include/linux/jhash.h use. Every include/linux/ and include/asm/ shim header in this
+ * directory includes this one file, so the whole emulation is in one place.
+ *
+ * Model
+ * -----
+ * - A "CPU" is a registered thread: shim_thread_register(cpu) stores the index in a
+ *   thread-local. Per-CPU data is laid out like the kernel's: every per-CPU allocation lives
+ *   in unit 0 of a static area, and CPU n's copy is at the same offset in unit n.
+ * - A signal handler on a registered thread stands in for an NMI: it runs on the same CPU as
+ *   the code it interrupted. Per-CPU read-modify-writes are therefore __atomic builtins, which
+ *   are atomic against a handler on the same thread (as this_cpu_*() is against an NMI).
+ * - RCU-sched: each thread has a nesting count and a quiescent-state counter (see shim.c).
+ *   synchronize_rcu() waits until every registered thread was seen outside a read section.
+ * - Memory ordering uses C11 __atomic builtins with the order named at each use.
+ */
+#ifndef SHIM_KERNEL_H
+#define SHIM_KERNEL_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+
+/* ---- compiler.h ---- */
+#ifndef likely
+#define likely(x)		__builtin_expect(!!(x), 1)
+#define unlikely(x)		__builtin_expect(!!(x), 0)
+#endif
+#define __packed		__attribute__((__packed__))
+#ifndef __always_inline
+#define __always_inline		inline __attribute__((__always_inline__))
+#endif
+#define noinline		__attribute__((__noinline__))
+#define __percpu
+#define __force
+#define __must_check
+#define __read_mostly
+#define ____cacheline_aligned	__attribute__((__aligned__(64)))
+#define L1_CACHE_BYTES		64
+#define barrier()		__asm__ __volatile__("" ::: "memory")
+
+/* types.h and limits.h: see linux/types.h and linux/limits.h */
+#include <linux/types.h>
+#include <linux/limits.h>
+typedef unsigned int gfp_t;
+
+/* ---- kernel.h, math.h, minmax.h, overflow.h ---- */
+#define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#define min(a, b)		((a) < (b) ? (a) : (b))
+#define max(a, b)		((a) > (b) ? (a) : (b))
+#define min_t(t, a, b)		((t)(a) < (t)(b) ? (t)(a) : (t)(b))
+#define max_t(t, a, b)		((t)(a) > (t)(b) ? (t)(a) : (t)(b))
+#define clamp(v, lo, hi)	min(max((v), (lo)), (hi))
+#define BUILD_BUG_ON(c)		_Static_assert(!(c), "BUILD_BUG_ON: " #c)
+#define WARN_ON(c)		({ int __w = !!(c); __w; })
+#define WARN_ON_ONCE(c)		WARN_ON(c)
+
+static inline size_t shim_size_mul(size_t a, size_t b)
+{
+	size_t r;
+
+	if (__builtin_mul_overflow(a, b, &r))
+		return SIZE_MAX;
+	return r;
+}
+
+static inline size_t shim_size_add(size_t a, size_t b)
+{
+	size_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		return SIZE_MAX;
+	return r;
+}
+
+#define array_size(a, b)	shim_size_mul((a), (b))
+#define size_mul(a, b)		shim_size_mul((a), (b))
+#define struct_size_t(type, member, count) \
+	shim_size_add(sizeof(type), shim_size_mul(sizeof(((type *)0)->member[0]), (count)))
+#define struct_size(p, member, count) \
+	shim_size_add(sizeof(*(p)), shim_size_mul(sizeof((p)->member[0]), (count)))
+
+/* ---- bitops.h ---- */
+static inline u32 rol32(u32 word, unsigned int shift)
+{
+	return (word << (shift & 31)) | (word >> ((-shift) & 31));
+}
+
+static inline u64 rol64(u64 word, unsigned int shift)
+{
+	return (word << (shift & 63)) | (word >> ((-shift) & 63));
+}
+
+/* ---- unaligned.h (little-endian x86-64 only) ---- */
+static inline u32 get_unaligned_le32(const void *p)
+{
+	u32 v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline u64 get_unaligned_le64(const void *p)
+{
+	u64 v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* ---- module.h ---- */
+#define EXPORT_SYMBOL(s)
+#define EXPORT_SYMBOL_GPL(s)
+#define MODULE_LICENSE(s)
+#define MODULE_DESCRIPTION(s)
+
+/* ---- rwonce.h, barrier.h, atomic.h ---- */
+#define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#define smp_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define smp_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define smp_mb()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
+
+typedef struct {
+	int counter;
+} atomic_t;
+
+#define ATOMIC_INIT(i)		{ (i) }
+
+static inline int atomic_read(const atomic_t *v)
+{
+	return __atomic_load_n(&v->counter, __ATOMIC_RELAXED);
+}
+
+static inline int atomic_read_acquire(const atomic_t *v)
+{
+	return __atomic_load_n(&v->counter, __ATOMIC_ACQUIRE);
+}
+
+static inline void atomic_set(atomic_t *v, int i)
+{
+	__atomic_store_n(&v->counter, i, __ATOMIC_RELAXED);
+}
+
+static inline void atomic_set_release(atomic_t *v, int i)
+{
+	__atomic_store_n(&v->counter, i, __ATOMIC_RELEASE);
+}
+
+/* Value-returning atomics are fully ordered in the kernel: SEQ_CST here. */
+static inline int atomic_add_return(int i, atomic_t *v)
+{
+	return __atomic_add_fetch(&v->counter, i, __ATOMIC_SEQ_CST);
+}
+
+static inline int atomic_inc_return(atomic_t *v)
+{
+	return atomic_add_return(1, v);
+}
+
+static inline void atomic_inc(atomic_t *v)
+{
+	__atomic_add_fetch(&v->counter, 1, __ATOMIC_RELAXED);
+}
+
+static inline int atomic_cmpxchg(atomic_t *v, int old, int new)
+{
+	__atomic_compare_exchange_n(&v->counter, &old, new, false, __ATOMIC_SEQ_CST,
+				    __ATOMIC_SEQ_CST);
+	return old;
+}
+
+/*
+ * Test hook: when set, called by every cmpxchg() just before it runs, with the address. The
+ * harness uses it to run a nested insert at the exact point where an NMI would make two
+ * contexts race to publish the same stack.
+ */
+extern void (*shim_cmpxchg_hook)(void *ptr);
+
+/* cmpxchg(): fully ordered on success, returns the old value (kernel semantics). */
+#define cmpxchg(ptr, old, new)							\
+	({									\
+		__typeof__(*(ptr)) __old = (old);				\
+		if (shim_cmpxchg_hook)						\
+			shim_cmpxchg_hook((void *)(ptr));			\
+		__atomic_compare_exchange_n((ptr), &__old, (new), false,	\
+					    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED); \
+		__old;								\
+	})
+
+/* ---- asm/local.h ---- */
+typedef struct {
+	long a;
+} local_t;
+
+static inline long local_read(const local_t *l)
+{
+	return __atomic_load_n(&l->a, __ATOMIC_RELAXED);
+}
+
+static inline void local_set(local_t *l, long i)
+{
+	__atomic_store_n(&l->a, i, __ATOMIC_RELAXED);
+}
+
+static inline long local_inc_return(local_t *l)
+{
+	return __atomic_add_fetch(&l->a, 1, __ATOMIC_RELAXED);
+}
+
+static inline void local_inc(local_t *l)
+{
+	__atomic_add_fetch(&l->a, 1, __ATOMIC_RELAXED);
+}
+
+/* ---- smp.h, cpumask.h, percpu.h ---- */
+#define SHIM_NR_CPUS		64
+#define SHIM_PCPU_UNIT		(64 * 1024)
+
+extern unsigned int nr_cpu_ids;
+extern __thread int shim_this_cpu;
+extern char shim_pcpu_area[SHIM_NR_CPUS][SHIM_PCPU_UNIT];
+
+int shim_cpu_check(void);
+
+#define raw_smp_processor_id()	shim_cpu_check()
+#define smp_processor_id()	shim_cpu_check()
+#define num_possible_cpus()	nr_cpu_ids
+#define for_each_possible_cpu(cpu) for ((cpu) = 0; (cpu) < (int)nr_cpu_ids; (cpu)++)
+
+void *shim_alloc_percpu(size_t size);
+void shim_free_percpu(void *p);
+
+#define alloc_percpu(type)	((type *)shim_alloc_percpu(sizeof(type)))
+#define free_percpu(p)		shim_free_percpu(p)
+#define per_cpu_ptr(p, cpu)	((__typeof__(p))((char *)(p) + (size_t)(cpu) * SHIM_PCPU_UNIT))
+#define this_cpu_ptr(p)		per_cpu_ptr((p), shim_cpu_check())
+
+/* this_cpu_*() take the per-CPU lvalue (as in the kernel) and are atomic against signals. */
+#define this_cpu_inc(pcp)	__atomic_add_fetch(this_cpu_ptr(&(pcp)), 1, __ATOMIC_RELAXED)
+#define this_cpu_add(pcp, v)	__atomic_add_fetch(this_cpu_ptr(&(pcp)), (v), __ATOMIC_RELAXED)
+#define this_cpu_read(pcp)	__atomic_load_n(this_cpu_ptr(&(pcp)), __ATOMIC_RELAXED)
+#define this_cpu_xchg(pcp, v)	__atomic_exchange_n(this_cpu_ptr(&(pcp)), (v), __ATOMIC_RELAXED)
+#define this_cpu_cmpxchg(pcp, o, n)						\
+	({									\
+		__typeof__(pcp) __o = (o);					\
+		__atomic_compare_exchange_n(this_cpu_ptr(&(pcp)), &__o, (n), false, \
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED); \
+		__o;								\
+	})
+
+/* ---- rcupdate.h ---- */
+void rcu_read_lock_sched_notrace(void);
+void rcu_read_unlock_sched_notrace(void);
+void synchronize_rcu(void);
+#define rcu_read_lock_sched()	rcu_read_lock_sched_notrace()
+#define rcu_read_unlock_sched()	rcu_read_unlock_sched_notrace()
+#define preempt_disable_notrace() barrier()
+#define preempt_enable_notrace() barrier()
+
+/* ---- rwsem.h ---- */
+struct rw_semaphore {
+	pthread_rwlock_t lock;
+};
+
+#define init_rwsem(s)		pthread_rwlock_init(&(s)->lock, NULL)
+#define down_read(s)		pthread_rwlock_rdlock(&(s)->lock)
+#define up_read(s)		pthread_rwlock_unlock(&(s)->lock)
+#define down_write(s)		pthread_rwlock_wrlock(&(s)->lock)
+#define up_write(s)		pthread_rwlock_unlock(&(s)->lock)
+
+/* ---- slab.h, vmalloc.h ---- */
+#define GFP_KERNEL		0U
+#define GFP_NOWAIT		0U
+
+void *shim_vmalloc(size_t size);
+
+#define kzalloc(size, gfp)	calloc(1, (size))
+#define kmalloc(size, gfp)	malloc(size)
+#define kfree(p)		free(p)
+#define vmalloc(size)		shim_vmalloc(size)
+#define vzalloc(size)		calloc(1, (size))
+#define vcalloc(n, size)	calloc((n), (size))
+#define vfree(p)		free(p)
+
+/* ---- random.h ---- */
+u64 get_random_u64(void);
+
+#endif /* SHIM_KERNEL_H */

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Run-time part of the kernel shim: CPUs as registered threads, per-CPU allocation, an
+ * RCU-sched emulation that tolerates read sections inside signal handlers, random numbers.
+ *
+ * RCU-sched emulation
+ * -------------------
+ * Every registered thread owns a struct shim_thread with two counters:
+ * - nest: read sections currently open on the thread (a signal handler's section nests in
+ *   the interrupted one). Read lock increments it (SEQ_CST), read unlock decrements it.
+ * - qs: incremented after every unlock that brought nest back to 0 (a quiescent point).
+ * synchronize_rcu() visits each registered thread: it snapshots qs, then nest; if nest is 0
+ * the thread is outside; otherwise it waits until nest is 0 or qs has moved, either of which
+ * proves that every section open at the snapshot has ended.
+ * Why this drains a flag set before the call: the updater's store of the flag and its load
+ * of nest are SEQ_CST, and so are the reader's increment of nest and (for stackmap) the
+ * acquire load of the flag that follows it; so either the reader sees the flag, or the
+ * updater sees the reader's section open and waits for it.
+ * The unlock is a SEQ_CST (so also release) RMW, the updater's loads are acquire: everything
+ * a reader did inside its section happens before synchronize_rcu() returns (this is also
+ * what ThreadSanitizer needs to see).
+ */
+#include <sched.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "include/shim_kernel.h"
+#include "shim.h"
+
+unsigned int nr_cpu_ids = 4;
+__thread int shim_this_cpu = -1;
+char shim_pcpu_area[SHIM_NR_CPUS][SHIM_PCPU_UNIT] __attribute__((aligned(64)));
+void (*shim_cmpxchg_hook)(void *ptr);
+
+struct shim_thread {
+	unsigned long nest;
+	unsigned long qs;
+};
+
+static __thread struct shim_thread shim_self;
+static struct shim_thread *shim_threads[SHIM_MAX_THREADS];
+static pthread_mutex_t shim_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int shim_cpu_check(void)
+{
+	if (unlikely(shim_this_cpu < 0)) {
+		fprintf(stderr, "shim: per-CPU access from an unregistered thread\n");
+		abort();
+	}
+	return shim_this_cpu;
+}
+
+void shim_set_nr_cpus(unsigned int n)
+{
+	if (n < 1 || n > SHIM_NR_CPUS) {
+		fprintf(stderr, "shim: nr_cpus %u out of range\n", n);
+		abort();
+	}
+	nr_cpu_ids = n;
+}
+
+int shim_thread_register(int cpu)
+{
+	int i, ret = -ENOSPC;
+
+	if (cpu < 0 || cpu >= (int)nr_cpu_ids)
+		return -EINVAL;
+	pthread_mutex_lock(&shim_lock);
+	for (i = 0; i < SHIM_MAX_THREADS; i++) {
+		if (!shim_threads[i]) {
+			shim_threads[i] = &shim_self;
+			ret = 0;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&shim_lock);
+	if (!ret)
+		shim_this_cpu = cpu;
+	return ret;
+}
+
+void shim_thread_set_cpu(int cpu)
+{
+	shim_this_cpu = cpu;
+}
+
+void shim_thread_unregister(void)
+{
+	int i;
+
+	pthread_mutex_lock(&shim_lock);
+	for (i = 0; i < SHIM_MAX_THREADS; i++)
+		if (shim_threads[i] == &shim_self)
+			shim_threads[i] = NULL;
+	pthread_mutex_unlock(&shim_lock);
+	shim_this_cpu = -1;
+}
+
+void rcu_read_lock_sched_notrace(void)
+{
+	__atomic_add_fetch(&shim_self.nest, 1, __ATOMIC_SEQ_CST);
+}
+
+void rcu_read_unlock_sched_notrace(void)
+{
+	if (__atomic_sub_fetch(&shim_self.nest, 1, __ATOMIC_SEQ_CST) == 0)
+		__atomic_add_fetch(&shim_self.qs, 1, __ATOMIC_RELEASE);
+}
+
+unsigned long shim_rcu_read_depth(void)
+{
+	return __atomic_load_n(&shim_self.nest, __ATOMIC_RELAXED);
+}
+
+void synchronize_rcu(void)
+{
+	struct shim_thread *t;
+	unsigned long q;
+	int i, spins;
+
+	if (__atomic_load_n(&shim_self.nest, __ATOMIC_RELAXED)) {
+		fprintf(stderr, "shim: synchronize_rcu() inside a read section\n");
+		abort();
+	}
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	pthread_mutex_lock(&shim_lock);
+	for (i = 0; i < SHIM_MAX_THREADS; i++) {
+		t = shim_threads[i];
+		if (!t)
+			continue;
+		q = __atomic_load_n(&t->qs, __ATOMIC_ACQUIRE);
+		for (spins = 0; __atomic_load_n(&t->nest, __ATOMIC_ACQUIRE) &&
+				q == __atomic_load_n(&t->qs, __ATOMIC_ACQUIRE); spins++) {
+			if (spins < 100)
+				sched_yield();
+			else
+				nanosleep(&(struct timespec){ .tv_nsec = 10000 }, NULL);
+		}
+	}
+	pthread_mutex_unlock(&shim_lock);
+}
+
+/* Per-CPU allocator: fixed slots in unit 0, same offsets in every other unit. */
+#define SHIM_PCPU_SLOT	256
+#define SHIM_PCPU_SLOTS	(SHIM_PCPU_UNIT / SHIM_PCPU_SLOT)
+static bool shim_pcpu_used[SHIM_PCPU_SLOTS];
+
+void *shim_alloc_percpu(size_t size)
+{
+	void *p = NULL;
+	int i, cpu;
+
+	if (size > SHIM_PCPU_SLOT)
+		return NULL;
+	pthread_mutex_lock(&shim_lock);
+	for (i = 0; i < SHIM_PCPU_SLOTS; i++) {
+		if (!shim_pcpu_used[i]) {
+			shim_pcpu_used[i] = true;
+			p = &shim_pcpu_area[0][i * SHIM_PCPU_SLOT];
+			for (cpu = 0; cpu < SHIM_NR_CPUS; cpu++)
+				memset(&shim_pcpu_area[cpu][i * SHIM_PCPU_SLOT], 0, SHIM_PCPU_SLOT);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&shim_lock);
+	return p;
+}
+
+void shim_free_percpu(void *p)
+{
+	size_t off;
+
+	if (!p)
+		return;
+	off = (size_t)((char *)p - &shim_pcpu_area[0][0]);
+	pthread_mutex_lock(&shim_lock);
+	shim_pcpu_used[off / SHIM_PCPU_SLOT] = false;
+	pthread_mutex_unlock(&shim_lock);
+}
+
+/* vmalloc() memory is not zeroed in the kernel: poison it so nothing relies on zeroes. */
+void *shim_vmalloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+
+	if (p)
+		memset(p, 0xa5, size);
+	return p;
+}
+
+static u64 shim_rand_state = 0x9e3779b97f4a7c15ULL;
+
+void shim_set_seed(u64 seed)
+{
+	__atomic_store_n(&shim_rand_state, seed, __ATOMIC_RELAXED);
+}
+
+u64 get_random_u64(void)
+{
+	u64 z = __atomic_add_fetch(&shim_rand_state, 0x9e3779b97f4a7c15ULL, __ATOMIC_RELAXED);
+
+	/* splitmix64 finaliser */
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
