@@ -166,6 +166,15 @@ void *shim_alloc_percpu(size_t size)
 	return p;
 }
 
+long shim_pcpu_slot_offset(const void *addr)
+{
+	const char *a = addr, *base = &shim_pcpu_area[0][0];
+
+	if (a < base || a >= base + sizeof(shim_pcpu_area))
+		return -1;
+	return (long)((size_t)(a - base) % SHIM_PCPU_SLOT);
+}
+
 void shim_free_percpu(void *p)
 {
 	size_t off;

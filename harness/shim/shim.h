@@ -21,6 +21,8 @@ void shim_thread_unregister(void);
 unsigned long shim_rcu_read_depth(void);
 /* Seed of get_random_u64(), so that a map's hash seed is reproducible. */
 void shim_set_seed(uint64_t seed);
+/* Offset of @addr inside its per-CPU allocation slot, or -1 if not per-CPU memory. */
+long shim_pcpu_slot_offset(const void *addr);
 /* Called by cmpxchg() just before it runs; NULL to disable. */
 extern void (*shim_cmpxchg_hook)(void *ptr);
 
