@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Synthetic stacks (see stacks.h). A frame at level L of the call tree is identified by its
- * parent frame and a child number k < fanout(L); its address is derived from that pair, so
+ * parent frame and a child number k < fanout(L) (few near the root, many at the innermost
+ * frame, which is where events fire); its address is derived from that pair, so
  * the same path always gives the same frames and different paths share their outer frames
  * up to the level where they diverge. Distinct stacks are found by content.
  */
@@ -92,7 +93,7 @@ int stackset_generate(struct stackset *set, unsigned int n, int depth, double zi
 		parent = 0;
 		for (l = 0; l < nr; l++) {
 			/* Few callers near the root, more choices deeper down. */
-			fanout = 3 + 2 * l;
+			fanout = l + 1 == nr ? 4096 : 3 + 2 * l;
 			parent = mix64(parent * 31 + l * 1000003 + rng_next(&rng) % fanout + 1);
 			path[l] = 0xffffffff81000000UL + ((parent >> 20) & 0xffffff0UL) +
 				  (parent & 0xf);

@@ -39,6 +39,7 @@
 #endif
 #define noinline		__attribute__((__noinline__))
 #define __percpu
+#define fallthrough		__attribute__((__fallthrough__))
 #define __force
 #define __must_check
 #define __read_mostly
@@ -211,9 +212,34 @@ static inline void local_set(local_t *l, long i)
 	__atomic_store_n(&l->a, i, __ATOMIC_RELAXED);
 }
 
+/*
+ * SHIM_X86_PERCPU: outside ThreadSanitizer builds on x86-64, per-CPU and local_t
+ * read-modify-writes are single instructions without the lock prefix, exactly as the
+ * kernel's x86 this_cpu_inc() and local_inc_return() are: atomic against a signal handler on
+ * the same thread (it can only run between instructions), not against other threads, which
+ * never touch another CPU's data. ThreadSanitizer builds use __atomic builtins instead, so
+ * that TSan understands them.
+ */
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
+#if defined(__has_feature)
+#if !__has_feature(thread_sanitizer)
+#define SHIM_X86_PERCPU 1
+#endif
+#else
+#define SHIM_X86_PERCPU 1
+#endif
+#endif
+
 static inline long local_inc_return(local_t *l)
 {
+#ifdef SHIM_X86_PERCPU
+	long v = 1;
+
+	__asm__ __volatile__("xaddq %0, %1" : "+r"(v), "+m"(l->a) : : "memory");
+	return v + 1;
+#else
 	return __atomic_add_fetch(&l->a, 1, __ATOMIC_RELAXED);
+#endif
 }
 
 static inline void local_inc(local_t *l)
@@ -245,7 +271,15 @@ void shim_free_percpu(void *p);
 #define this_cpu_ptr(p)		per_cpu_ptr((p), shim_cpu_check())
 
 /* this_cpu_*() take the per-CPU lvalue (as in the kernel) and are atomic against signals. */
+#ifdef SHIM_X86_PERCPU
+#define this_cpu_inc(pcp)							\
+	do {									\
+		_Static_assert(sizeof(pcp) == 8, "this_cpu_inc: 8-byte counters only"); \
+		__asm__ __volatile__("incq %0" : "+m"(*this_cpu_ptr(&(pcp))) : : "memory"); \
+	} while (0)
+#else
 #define this_cpu_inc(pcp)	__atomic_add_fetch(this_cpu_ptr(&(pcp)), 1, __ATOMIC_RELAXED)
+#endif
 #define this_cpu_add(pcp, v)	__atomic_add_fetch(this_cpu_ptr(&(pcp)), (v), __ATOMIC_RELAXED)
 #define this_cpu_read(pcp)	__atomic_load_n(this_cpu_ptr(&(pcp)), __ATOMIC_RELAXED)
 #define this_cpu_xchg(pcp, v)	__atomic_exchange_n(this_cpu_ptr(&(pcp)), (v), __ATOMIC_RELAXED)

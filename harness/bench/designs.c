@@ -1,0 +1,605 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Baseline designs for the benchmark (see designs.h), written here from their published
+ * descriptions; plus the adapter for the kernel's stackmap.
+ *
+ * All lock-free designs pay the same read-side cost for being drainable by a reset (the
+ * shim's rcu_read_lock_sched_notrace()), so that the comparison is of the maps themselves.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../shim/shim.h"
+#include "designs.h"
+#include "stackmap.h"
+
+void rcu_read_lock_sched_notrace(void);
+void rcu_read_unlock_sched_notrace(void);
+void synchronize_rcu(void);
+
+#define MAX_DEPTH 64
+
+/* ---------------------------------------------------------------- stackmap (ours) */
+
+static void *sm_create(unsigned int bits)
+{
+	return stackmap_create(bits);
+}
+
+static void sm_destroy(void *m)
+{
+	stackmap_destroy(m);
+}
+
+static int sm_get_id(void *m, const unsigned long *ips, unsigned int nr)
+{
+	return stackmap_get_id(m, ips, nr);
+}
+
+static int sm_reset(void *m)
+{
+	return stackmap_reset(m, NULL, NULL);
+}
+
+static unsigned long sm_export(void *m)
+{
+	struct stackmap_stack s;
+	unsigned long n = 0, sum = 0;
+	u32 id, limit;
+
+	stackmap_read_lock(m);
+	limit = stackmap_id_limit(m);
+	for (id = 0; id < limit; id++) {
+		if (stackmap_lookup(m, id, &s)) {
+			n++;
+			sum += s.ips[s.nr - 1] + s.ref_count;
+		}
+	}
+	stackmap_read_unlock(m);
+	return n + (sum == 1);
+}
+
+static double sm_bytes_per_stack(double depth, unsigned int ncpu)
+{
+	/* 2 table slots, record 8 + 8 * depth, id_off, one local_t per CPU */
+	return 2 * sizeof(unsigned long) + 8 + 8 * depth + sizeof(u32) + ncpu * sizeof(long);
+}
+
+static double sm_bytes_allocated(unsigned int bits, unsigned int ncpu)
+{
+	double cap = (double)(1UL << bits);
+
+	return cap * (2 * sizeof(unsigned long) + STACKMAP_BYTES_PER_STACK + sizeof(u32) +
+		      ncpu * sizeof(long));
+}
+
+const struct design design_stackmap = {
+	"stackmap", sm_create, sm_destroy, sm_get_id, sm_reset, sm_export,
+	sm_bytes_per_stack, sm_bytes_allocated,
+};
+
+/* ---------------------------------------------------------------- RFC design */
+
+struct rfc_elt {
+	u32 nr;
+	int ref_count;
+	unsigned long ips[MAX_DEPTH];
+};
+
+struct rfc_slot {
+	u32 hash;
+	struct rfc_elt *elt;
+};
+
+struct rfc_map {
+	struct rfc_slot *slots;
+	struct rfc_elt *pool;
+	u32 bits, mask, pool_size, seed;
+	int pool_next;
+	int resetting;
+};
+
+static void *rfc_create(unsigned int bits)
+{
+	struct rfc_map *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->bits = bits;
+	m->mask = (2U << bits) - 1;
+	m->pool_size = 1U << bits;
+	m->slots = calloc((size_t)m->mask + 1, sizeof(*m->slots));
+	m->pool = calloc(m->pool_size, sizeof(*m->pool));
+	m->seed = 0x2545f491;
+	if (!m->slots || !m->pool) {
+		free(m->slots);
+		free(m->pool);
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
+static void rfc_destroy(void *p)
+{
+	struct rfc_map *m = p;
+
+	free(m->slots);
+	free(m->pool);
+	free(m);
+}
+
+static void rfc_ref(struct rfc_elt *e)
+{
+	int old = __atomic_load_n(&e->ref_count, __ATOMIC_RELAXED);
+
+	/* CAS loop on the shared element: saturate at INT_MAX. */
+	do {
+		if (old == 0x7fffffff)
+			return;
+	} while (!__atomic_compare_exchange_n(&e->ref_count, &old, old + 1, true,
+					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+}
+
+static int rfc_get_id(void *p, const unsigned long *ips, unsigned int nr)
+{
+	struct rfc_map *m = p;
+	struct rfc_elt *e;
+	u32 hash, idx, h, probe;
+	int ret = -ENOSPC, n;
+
+	if (!nr)
+		return -EINVAL;
+	if (nr > MAX_DEPTH)
+		return -E2BIG;
+	rcu_read_lock_sched_notrace();
+	if (__atomic_load_n(&m->resetting, __ATOMIC_ACQUIRE)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	hash = bench_jhash2((const u32 *)ips, nr * (sizeof(long) / 4), m->seed);
+	if (!hash)
+		hash = 1;
+	idx = hash >> (32 - (m->bits + 1));
+	for (probe = 0; probe < 64; probe++, idx = (idx + 1) & m->mask) {
+		h = __atomic_load_n(&m->slots[idx].hash, __ATOMIC_ACQUIRE);
+		if (!h) {
+			u32 zero = 0;
+
+			if (__atomic_compare_exchange_n(&m->slots[idx].hash, &zero, hash, false,
+							__ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE)) {
+				n = __atomic_fetch_add(&m->pool_next, 1, __ATOMIC_RELAXED);
+				if (n >= (int)m->pool_size)
+					goto out;	/* gravestone: slot claimed, no element */
+				e = &m->pool[n];
+				e->nr = nr;
+				memcpy(e->ips, ips, nr * sizeof(*ips));
+				e->ref_count = 1;
+				__atomic_store_n(&m->slots[idx].elt, e, __ATOMIC_RELEASE);
+				ret = (int)idx;
+				goto out;
+			}
+			h = zero;	/* the winner's hash */
+		}
+		if (h != hash)
+			continue;
+		/* Unpublished (claimed, element not yet stored): skipped, may duplicate. */
+		e = __atomic_load_n(&m->slots[idx].elt, __ATOMIC_ACQUIRE);
+		if (!e || e->nr != nr || memcmp(e->ips, ips, nr * sizeof(*ips)))
+			continue;
+		rfc_ref(e);
+		ret = (int)idx;
+		goto out;
+	}
+out:
+	rcu_read_unlock_sched_notrace();
+	return ret;
+}
+
+static int rfc_reset(void *p)
+{
+	struct rfc_map *m = p;
+	int zero = 0;
+
+	if (!__atomic_compare_exchange_n(&m->resetting, &zero, 1, false, __ATOMIC_SEQ_CST,
+					 __ATOMIC_SEQ_CST))
+		return -EBUSY;
+	synchronize_rcu();
+	memset(m->slots, 0, ((size_t)m->mask + 1) * sizeof(*m->slots));
+	m->pool_next = 0;
+	__atomic_store_n(&m->resetting, 0, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static unsigned long rfc_export(void *p)
+{
+	struct rfc_map *m = p;
+	unsigned long n = 0, sum = 0;
+	struct rfc_elt *e;
+	u32 i;
+
+	for (i = 0; i <= m->mask; i++) {
+		e = __atomic_load_n(&m->slots[i].elt, __ATOMIC_ACQUIRE);
+		if (e) {
+			n++;
+			sum += e->ips[0] + (unsigned long)e->ref_count;
+		}
+	}
+	return n + (sum == 1);
+}
+
+static double rfc_bytes_per_stack(double depth, unsigned int ncpu)
+{
+	(void)depth;
+	(void)ncpu;
+	return 2 * sizeof(struct rfc_slot) + sizeof(struct rfc_elt);
+}
+
+static double rfc_bytes_allocated(unsigned int bits, unsigned int ncpu)
+{
+	return (double)(1UL << bits) * rfc_bytes_per_stack(0, ncpu);
+}
+
+const struct design design_rfc = {
+	"rfc", rfc_create, rfc_destroy, rfc_get_id, rfc_reset, rfc_export,
+	rfc_bytes_per_stack, rfc_bytes_allocated,
+};
+
+/* ---------------------------------------------------------------- BPF stack-trace map */
+
+struct bpf_bucket {
+	void *freelist_node[2];	/* the kernel's pcpu_freelist_node */
+	u32 hash;
+	u32 nr;
+	unsigned long ips[MAX_DEPTH];
+};
+
+struct bpf_map {
+	struct bpf_bucket **buckets;
+	struct bpf_bucket *elems;
+	u32 mask, nr_elems;
+	int next_elem;
+	int resetting;
+};
+
+static void *bpf_create(unsigned int bits)
+{
+	struct bpf_map *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->mask = (1U << bits) - 1;
+	m->nr_elems = 1U << bits;
+	m->buckets = calloc((size_t)m->mask + 1, sizeof(*m->buckets));
+	m->elems = calloc(m->nr_elems, sizeof(*m->elems));
+	if (!m->buckets || !m->elems) {
+		free(m->buckets);
+		free(m->elems);
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
+static void bpf_destroy(void *p)
+{
+	struct bpf_map *m = p;
+
+	free(m->buckets);
+	free(m->elems);
+	free(m);
+}
+
+static int bpf_get_id(void *p, const unsigned long *ips, unsigned int nr)
+{
+	struct bpf_map *m = p;
+	struct bpf_bucket *b, *nb, *old = NULL;
+	u32 hash, id;
+	int ret, n;
+
+	if (!nr)
+		return -EINVAL;
+	if (nr > MAX_DEPTH)
+		return -E2BIG;
+	rcu_read_lock_sched_notrace();
+	if (__atomic_load_n(&m->resetting, __ATOMIC_ACQUIRE)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	hash = bench_jhash2((const u32 *)ips, nr * (sizeof(long) / 4), 0);
+	id = hash & m->mask;
+	b = __atomic_load_n(&m->buckets[id], __ATOMIC_ACQUIRE);
+	if (b && b->hash == hash && b->nr == nr && !memcmp(b->ips, ips, nr * sizeof(*ips))) {
+		ret = (int)id;	/* hit: no stores */
+		goto out;
+	}
+	if (b) {
+		ret = -EEXIST;	/* another stack owns the bucket: this one is lost */
+		goto out;
+	}
+	n = __atomic_fetch_add(&m->next_elem, 1, __ATOMIC_RELAXED);
+	if (n >= (int)m->nr_elems) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	nb = &m->elems[n];
+	nb->hash = hash;
+	nb->nr = nr;
+	memcpy(nb->ips, ips, nr * sizeof(*ips));
+	if (__atomic_compare_exchange_n(&m->buckets[id], &old, nb, false, __ATOMIC_RELEASE,
+					__ATOMIC_ACQUIRE))
+		ret = (int)id;
+	else if (old->hash == hash && old->nr == nr && !memcmp(old->ips, ips, nr * sizeof(*ips)))
+		ret = (int)id;	/* same stack raced in; our element is wasted */
+	else
+		ret = -EEXIST;
+out:
+	rcu_read_unlock_sched_notrace();
+	return ret;
+}
+
+static int bpf_reset(void *p)
+{
+	struct bpf_map *m = p;
+	int zero = 0;
+
+	if (!__atomic_compare_exchange_n(&m->resetting, &zero, 1, false, __ATOMIC_SEQ_CST,
+					 __ATOMIC_SEQ_CST))
+		return -EBUSY;
+	synchronize_rcu();
+	memset(m->buckets, 0, ((size_t)m->mask + 1) * sizeof(*m->buckets));
+	m->next_elem = 0;
+	__atomic_store_n(&m->resetting, 0, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static unsigned long bpf_export(void *p)
+{
+	struct bpf_map *m = p;
+	unsigned long n = 0, sum = 0;
+	struct bpf_bucket *b;
+	u32 i;
+
+	for (i = 0; i <= m->mask; i++) {
+		b = __atomic_load_n(&m->buckets[i], __ATOMIC_ACQUIRE);
+		if (b) {
+			n++;
+			sum += b->ips[0];
+		}
+	}
+	return n + (sum == 1);
+}
+
+static double bpf_bytes_per_stack(double depth, unsigned int ncpu)
+{
+	(void)depth;
+	(void)ncpu;
+	return sizeof(struct bpf_bucket *) + sizeof(struct bpf_bucket);
+}
+
+static double bpf_bytes_allocated(unsigned int bits, unsigned int ncpu)
+{
+	return (double)(1UL << bits) * bpf_bytes_per_stack(0, ncpu);
+}
+
+const struct design design_bpf = {
+	"bpf", bpf_create, bpf_destroy, bpf_get_id, bpf_reset, bpf_export,
+	bpf_bytes_per_stack, bpf_bytes_allocated,
+};
+
+/* ---------------------------------------------------------------- mutex + chaining */
+
+struct mx_node {
+	struct mx_node *next;
+	u32 hash, nr;
+	int id;
+	unsigned long refs;
+	unsigned long ips[];
+};
+
+struct mx_map {
+	pthread_mutex_t lock;
+	struct mx_node **heads;
+	u32 mask, capacity;
+	int next_id;
+};
+
+/* True while the current thread holds the map lock: a handler must not block on it. */
+static __thread int mx_in_lock;
+
+static void *mx_create(unsigned int bits)
+{
+	struct mx_map *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->mask = (2U << bits) - 1;
+	m->capacity = 1U << bits;
+	m->heads = calloc((size_t)m->mask + 1, sizeof(*m->heads));
+	pthread_mutex_init(&m->lock, NULL);
+	if (!m->heads) {
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
+static void mx_clear(struct mx_map *m)
+{
+	struct mx_node *n, *next;
+	u32 i;
+
+	for (i = 0; i <= m->mask; i++) {
+		for (n = m->heads[i]; n; n = next) {
+			next = n->next;
+			free(n);
+		}
+		m->heads[i] = NULL;
+	}
+	m->next_id = 0;
+}
+
+static void mx_destroy(void *p)
+{
+	struct mx_map *m = p;
+
+	mx_clear(m);
+	free(m->heads);
+	free(m);
+}
+
+static int mx_get_id(void *p, const unsigned long *ips, unsigned int nr)
+{
+	struct mx_map *m = p;
+	struct mx_node *n;
+	u32 hash;
+	int ret;
+
+	if (!nr)
+		return -EINVAL;
+	if (nr > MAX_DEPTH)
+		return -E2BIG;
+	hash = (u32)bench_xxh64(ips, nr * sizeof(*ips), 0);
+	/*
+	 * A signal handler that interrupted this thread while it takes or holds the lock must
+	 * not wait for it (it would wait for itself): it fails instead, as stackdepot's
+	 * trylock does in NMI. The flag is set before locking so no window is left.
+	 */
+	if (mx_in_lock)
+		return -EBUSY;
+	mx_in_lock = 1;
+	pthread_mutex_lock(&m->lock);
+	for (n = m->heads[hash & m->mask]; n; n = n->next) {
+		if (n->hash == hash && n->nr == nr && !memcmp(n->ips, ips, nr * sizeof(*ips))) {
+			n->refs++;
+			ret = n->id;
+			goto out;
+		}
+	}
+	ret = -ENOSPC;
+	if (m->next_id >= (int)m->capacity)
+		goto out;
+	/* malloc() in the insert path: this design could not run in NMI at all. */
+	n = malloc(sizeof(*n) + nr * sizeof(*ips));
+	if (!n)
+		goto out;
+	n->hash = hash;
+	n->nr = nr;
+	n->refs = 1;
+	n->id = m->next_id++;
+	memcpy(n->ips, ips, nr * sizeof(*ips));
+	n->next = m->heads[hash & m->mask];
+	m->heads[hash & m->mask] = n;
+	ret = n->id;
+out:
+	pthread_mutex_unlock(&m->lock);
+	mx_in_lock = 0;
+	return ret;
+}
+
+static int mx_reset(void *p)
+{
+	struct mx_map *m = p;
+
+	pthread_mutex_lock(&m->lock);
+	mx_clear(m);
+	pthread_mutex_unlock(&m->lock);
+	return 0;
+}
+
+static unsigned long mx_export(void *p)
+{
+	struct mx_map *m = p;
+	unsigned long cnt = 0;
+	struct mx_node *n;
+	u32 i;
+
+	pthread_mutex_lock(&m->lock);
+	for (i = 0; i <= m->mask; i++)
+		for (n = m->heads[i]; n; n = n->next)
+			cnt++;
+	pthread_mutex_unlock(&m->lock);
+	return cnt;
+}
+
+static double mx_bytes_per_stack(double depth, unsigned int ncpu)
+{
+	(void)ncpu;
+	/* two bucket heads, node header + frames, ~16 bytes of malloc overhead */
+	return 2 * sizeof(void *) + sizeof(struct mx_node) + 8 * depth + 16;
+}
+
+static double mx_bytes_allocated(unsigned int bits, unsigned int ncpu)
+{
+	(void)ncpu;
+	return (double)(2UL << bits) * sizeof(void *);
+}
+
+const struct design design_mutex = {
+	"mutex", mx_create, mx_destroy, mx_get_id, mx_reset, mx_export,
+	mx_bytes_per_stack, mx_bytes_allocated,
+};
+
+/* ---------------------------------------------------------------- no dedup */
+
+#define ND_BUF (64 * 1024)
+static __thread unsigned char nd_buf[ND_BUF];
+static __thread size_t nd_pos;
+
+static void *nd_create(unsigned int bits)
+{
+	(void)bits;
+	return malloc(1);
+}
+
+static void nd_destroy(void *m)
+{
+	free(m);
+}
+
+static int nd_get_id(void *m, const unsigned long *ips, unsigned int nr)
+{
+	size_t len = nr * sizeof(*ips);
+
+	(void)m;
+	if (!nr)
+		return -EINVAL;
+	if (nd_pos + len > ND_BUF)
+		nd_pos = 0;
+	memcpy(nd_buf + nd_pos, ips, len);
+	nd_pos += len;
+	return 0;
+}
+
+static int nd_reset(void *m)
+{
+	(void)m;
+	return 0;
+}
+
+static unsigned long nd_export(void *m)
+{
+	(void)m;
+	return 0;
+}
+
+static double nd_bytes_per_stack(double depth, unsigned int ncpu)
+{
+	(void)ncpu;
+	/* per event, not per stack: ftrace's stack entry is a 24-byte header + frames */
+	return 24 + 8 * depth;
+}
+
+static double nd_bytes_allocated(unsigned int bits, unsigned int ncpu)
+{
+	(void)bits;
+	(void)ncpu;
+	return 0;
+}
+
+const struct design design_nodedup = {
+	"nodedup", nd_create, nd_destroy, nd_get_id, nd_reset, nd_export,
+	nd_bytes_per_stack, nd_bytes_allocated,
+};
