@@ -6,7 +6,8 @@
  *   section,design,param,variant,metric,value
  * Every timed figure is the median of --runs runs (default 5).
  *
- *   bench [--runs N] [--quick] [--csv FILE]
+ *   bench [--runs N] [--quick] [--csv FILE] [--only latency|hash|fill|scaling|herd|signals|
+ *         export|memory]
  *   bench --callgrind hit|insert|hash --design NAME --depth D --iters N
  *         (single-thread loop for scripts/callgrind.sh; the loop is bench_measured())
  */
@@ -35,6 +36,12 @@ static const struct design *designs[] = {
 #define ND ((int)(sizeof(designs) / sizeof(designs[0])))
 
 static int runs = 5, quick;
+static const char *only;
+
+static int want(const char *section)
+{
+	return !only || !strcmp(only, section);
+}
 static unsigned int ncpu;
 static FILE *csv;
 
@@ -450,7 +457,7 @@ static void bench_scaling(struct stackset *hot)
 					mt.d = designs[di];
 					mt.hot = hot;
 					mt.threads = t;
-					mt.ops = quick ? 20000 : 60000;
+					mt.ops = quick ? 20000 : 150000;
 					mt.repeat = reps[ri];
 					v[r] = mt_run(&mt, 17);
 				}
@@ -764,6 +771,8 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--runs") && i + 1 < argc)
 			runs = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+			only = argv[++i];
 		else if (!strcmp(argv[i], "--quick"))
 			quick = 1;
 		else if (!strcmp(argv[i], "--csv") && i + 1 < argc)
@@ -811,17 +820,26 @@ int main(int argc, char **argv)
 	printf("stackmap benchmark: %u CPUs online, %d runs per figure%s\n", ncpu, runs,
 	       quick ? " (quick)" : "");
 	shim_thread_register(0);
-	bench_latency();
-	bench_hashes();
-	bench_fill();
+	if (want("latency"))
+		bench_latency();
+	if (want("hash"))
+		bench_hashes();
+	if (want("fill"))
+		bench_fill();
 	shim_thread_unregister();
 	stackset_generate(&hot, 2000, STACKS_DEPTH_REALISTIC, 1.0, 99);
-	bench_scaling(&hot);
-	bench_herd(&hot);
-	bench_signals(&hot);
-	bench_export_reset(&hot);
-	bench_memory();
-	print_targets();
+	if (want("scaling"))
+		bench_scaling(&hot);
+	if (want("herd"))
+		bench_herd(&hot);
+	if (want("signals"))
+		bench_signals(&hot);
+	if (want("export"))
+		bench_export_reset(&hot);
+	if (want("memory"))
+		bench_memory();
+	if (!only)
+		print_targets();
 	stackset_free(&hot);
 	if (csv)
 		fclose(csv);
