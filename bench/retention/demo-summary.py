@@ -61,6 +61,11 @@ def events_per_id(trace):
 
 def main():
     demo, tool = Path(sys.argv[1]), sys.argv[2]
+    try:  # show paths relative to the current directory when they are below it
+        demo = demo.resolve().relative_to(Path.cwd())
+        tool = str(Path(tool).resolve().relative_to(Path.cwd()))
+    except ValueError:
+        pass
     rec, full = demo / "rec", demo / "full"
     ids = analyze(rec)
     fs = analyze(full)
@@ -81,7 +86,8 @@ def main():
               f"busybox applets, {m.group(5)} file write/read cycles, {m.group(6)} /proc reads, "
               f"{m.group(7)} pipes; {int(m.group(3)) / 1e9:.2f} s in the guest")
     by = ", ".join(f"{k} {n(v)}" for k, v in sorted(ids["by_event"].items(), key=lambda x: -x[1]))
-    print(f"events       {n(ids['events_retained'])} recorded ({by})")
+    print(f"events       {n(ids['events_retained'])} recorded ({by}; sys_openat is "
+          f"syscalls:sys_enter_openat)")
     print(f"stacks       {n(ids['id_entries'])} <stack_id> entries, {n(ids['full_stacks'])} "
           f"full-stack fallbacks; {len(stacks)} unique stacks")
     print(f"stack map    entries {ids['map_entries']}, successes {n(ids['successes'])}, "
@@ -136,7 +142,7 @@ def main():
     print(f"  {'ok' if good else 'FAIL'}   one stack entry per event ({n(ids['events_retained'])}"
           f" events, {n(ids['id_entries'] + ids['full_stacks'])} stack entries)")
 
-    print("top 5 stacks (by ref count; frames leaf first)")
+    print("top 5 stacks (by ref count; frames leaf first, the two tracepoint frames left out)")
     total = max(1, ids["id_entries"])
     for sid, ref, dep, frames in sorted(stacks, key=lambda s: (-s[1], s[0]))[:5]:
         evs = ", ".join(f"{k} {n(v)}" for k, v in

@@ -5,18 +5,19 @@
 # with no stacks, with full stacks and with stack ids. See docs/RETENTION.md.
 #
 #   bench/retention/run.sh [--sizes "256 1024 4096"] [--rounds N] [--seed S] [--out DIR]
-#                          [--img FILE] [--timeout SEC]
+#                          [--img FILE] [--timeout SEC] [--analyze-only]
 #
 # One VM boot. For each per-CPU buffer size (KiB), the same seeded workload
 # (bench/retention/workload.c) is recorded three times with the same events
 # (sched:sched_switch, kmem:kmem_cache_alloc, syscalls:sys_enter_openat): none (events only),
 # full (options/stacktrace), ids (options/stackmap + options/stacktrace). The raw recordings
 # land in OUT/raw/<size>/<mode>/; OUT/results.csv, OUT/ratios.csv and OUT/results.md hold the
-# numbers and the plot goes to --img (default OUT/retention.png).
+# numbers and the plot goes to --img (default OUT/retention.png). --analyze-only redoes the
+# tables and the plot from an earlier run's OUT/raw without booting.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 HERE=$ROOT/bench/retention
-sizes="256 1024 4096" rounds=3000 seed=7 out=$ROOT/build/retention img="" timeout=900
+sizes="256 1024 4096" rounds=3000 seed=7 out=$ROOT/build/retention img="" timeout=900 vm=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--sizes) sizes=$2; shift 2 ;;
@@ -25,13 +26,24 @@ while [ $# -gt 0 ]; do
 	--out) out=$2; shift 2 ;;
 	--img) img=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
-	-h | --help) sed -n '4,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--analyze-only) vm=0; shift ;;
+	-h | --help) sed -n '4,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "retention: unknown option $1" >&2; exit 2 ;;
 	esac
 done
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 [ -n "$img" ] || img=$out/retention.png
+
+analyze() {
+	python3 "$HERE/summarize.py" "$out"
+	gnuplot -e "csv='$out/plot.csv'; out='$img'" "$HERE/plot.gp"
+	echo "retention: plot $img; tables $out/results.md; raw data $out/raw"
+}
+if [ $vm = 0 ]; then
+	analyze
+	exit 0
+fi
 
 [ -f "$ROOT/build/obj/arch/x86/boot/bzImage" ] || "$ROOT/scripts/kernel" build
 "$HERE/build-workload.sh"
@@ -62,6 +74,4 @@ echo "retention: VM done in $(($(date +%s) - start)) s; analysing"
 	echo "command: bench/retention/run.sh --sizes \"$sizes\" --rounds $rounds --seed $seed"
 	echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
 } >"$out/machine.txt"
-python3 "$HERE/summarize.py" "$out"
-gnuplot -e "csv='$out/plot.csv'; out='$img'" "$HERE/plot.gp"
-echo "retention: plot $img; tables $out/results.md; raw data $out/raw"
+analyze
