@@ -18,6 +18,9 @@ workload.log, stack_map_stat. Prints key=value lines (or one JSON object with --
   window_s          last timestamp minus the latest per-CPU first timestamp: the time for
                     which the trace holds every CPU's events
   elapsed_s         the workload's own wall time
+  rounds_covered    workload rounds that started inside the window (needs RUNDIR/rounds, written
+                    with the trace clock "mono"): how much of the workload the buffer still holds,
+                    independent of how fast the emulated guest ran
 """
 import json
 import re
@@ -138,6 +141,12 @@ def analyze(d):
     else:
         res["span_s"] = res["window_s"] = 0
     res["written_header"] = t["written_header"]
+    res["rounds_covered"] = None
+    if (d / "rounds").exists() and t["first"]:
+        starts = [float(x.split()[0]) for x in (d / "rounds").read_text().split("\n")
+                  if x and not x.endswith("end")]
+        wstart = max(t["first"].values())
+        res["rounds_covered"] = sum(1 for x in starts if x >= wstart)
     wl = (d / "workload.log")
     m = re.search(r"elapsed_ns (\d+)", wl.read_text()) if wl.exists() else None
     res["elapsed_s"] = int(m.group(1)) / 1e9 if m else None

@@ -10,6 +10,7 @@ seed=$1 rounds=$2
 shift 2
 here=$(dirname "$0")
 n=0 total=$(($# * 3))
+uname -r >/host/uname
 echo "booted" >>/host/progress
 for kb in "$@"; do
 	for mode in none full ids; do

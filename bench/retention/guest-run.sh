@@ -10,8 +10,10 @@
 # kmem/kmem_cache_alloc, syscalls/sys_enter_openat). Sets the per-CPU buffer to BUFFER_KB,
 # clears it (and resets the map in ids mode), enables the events, runs the workload with SEED and
 # ROUNDS, stops tracing, then saves into OUTDIR: stats.cpuN (per_cpu/cpuN/stats), trace,
-# workload.log (the workload's summary line), info (mode, buffer, tracing on/off times) and in
-# ids mode stack_map_stat and stack_map_bin. Every setting is put back to off at the end.
+# workload.log (the workload's summary line), rounds (the start time of every round), info
+# (mode, buffer, tracing on/off times) and in ids mode stack_map_stat and stack_map_bin. The trace
+# clock is "mono" (CLOCK_MONOTONIC, the workload's clock) while recording. Every setting is put
+# back (options off, clock "local") at the end.
 set -eu
 T=/sys/kernel/tracing
 mode=$1 kb=$2 seed=$3 rounds=$4 out=$5
@@ -26,6 +28,7 @@ echo 0 >$T/tracing_on
 echo 0 >$T/options/stacktrace
 echo 0 >$T/options/stackmap
 echo "$kb" >$T/buffer_size_kb
+echo mono >$T/trace_clock
 case $mode in
 none) ;;
 full) echo 1 >$T/options/stacktrace ;;
@@ -40,10 +43,10 @@ esac
 for e in "${events[@]}"; do
 	echo 1 >"$T/events/$e/enable"
 done
-rm -rf /tmp/workload
+rm -rf /tmp/workload /tmp/rounds
 t_on=$(cut -d' ' -f1 /proc/uptime)
 echo 1 >$T/tracing_on
-"$WORKLOAD" -s "$seed" -n "$rounds" -d /tmp/workload 2>"$out/workload.log"
+"$WORKLOAD" -s "$seed" -n "$rounds" -d /tmp/workload -t /tmp/rounds 2>"$out/workload.log"
 echo 0 >$T/tracing_on
 t_off=$(cut -d' ' -f1 /proc/uptime)
 for e in "${events[@]}"; do
@@ -59,5 +62,7 @@ if [ "$mode" = ids ]; then
 fi
 cat $T/trace >"$out/trace"
 echo 0 >$T/options/stackmap
+echo local >$T/trace_clock
+[ ! -f /tmp/rounds ] || cp /tmp/rounds "$out/rounds"
 printf 'mode %s\nbuffer_kb %s\nseed %s\nrounds %s\nuptime_on %s\nuptime_off %s\n' \
 	"$mode" "$kb" "$seed" "$rounds" "$t_on" "$t_off" >"$out/info"

@@ -70,8 +70,9 @@ tail -n +$((shown + 1)) "$out/raw/progress" 2>/dev/null || true
 echo "retention: VM done in $(($(date +%s) - start)) s; analysing"
 {
 	echo "machine: $(nproc) host cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
-	echo "guest: 2 vCPUs under QEMU TCG, kernel $(sed -n 's/.*Linux version \([^ ]*\).*/\1/p' "$out/console.log" | head -n 1)"
+	echo "guest: 2 vCPUs under QEMU TCG, kernel $(cat "$out/raw/uname" 2>/dev/null)"
 	echo "command: bench/retention/run.sh --sizes \"$sizes\" --rounds $rounds --seed $seed"
 	echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
+	echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 } >"$out/machine.txt"
 analyze

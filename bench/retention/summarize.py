@@ -32,7 +32,7 @@ def main():
     cols = ["buffer_kb", "mode", "events_written", "events_retained", "entries", "overrun",
             "bytes", "bytes_per_event", "window_s", "span_s", "mean_depth_full",
             "stack_entry_bytes", "full_stacks", "id_entries", "drops", "no_buffer",
-            "map_memory", "elapsed_s"]
+            "map_memory", "elapsed_s", "rounds_covered"]
     with open(out / "results.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(cols)
@@ -44,8 +44,9 @@ def main():
 
     md = []
     md.append("| buffer/CPU | mode | events written | retained | kept | bytes | B/event "
-              "| window (s) | span (s) | full stacks | drops | map memory | workload (s) |")
-    md.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+              "| window (s) | span (s) | rounds in window | full stacks | drops | map memory "
+              "| workload (s) |")
+    md.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for s in sizes:
         for m in MODES:
             r = runs.get((s, m))
@@ -55,15 +56,17 @@ def main():
             md.append(
                 f"| {s} KiB | {m} | {r['events_written']} | {r['events_retained']} | {kept:.0f}% "
                 f"| {r['bytes']} | {r['bytes_per_event']:.1f} | {r['window_s']:.3f} "
-                f"| {r['span_s']:.3f} | {r['full_stacks'] if m != 'none' else '-'} "
+                f"| {r['span_s']:.3f} | {r['rounds_covered'] if r['rounds_covered'] is not None else '-'} "
+                f"| {r['full_stacks'] if m != 'none' else '-'} "
                 f"| {r.get('drops', '-') if m == 'ids' else '-'} "
                 f"| {r.get('map_memory', '-') if m == 'ids' else '-'} "
                 f"| {r['elapsed_s']:.2f} |")
     md.append("")
 
-    md.append("| buffer/CPU | retained ids/full | window ids/full | B/event full | B/event ids "
-              "| mean depth | full stack entry (B) | theory ids/full | stack bytes saved |")
-    md.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    md.append("| buffer/CPU | retained ids/full | window ids/full | rounds ids/full "
+              "| B/event full | B/event ids | mean depth "
+              "| full stack entry (B) | theory ids/full | stack bytes saved |")
+    md.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     ratio_rows = []
     for s in sizes:
         a, b, c = (runs.get((s, m)) for m in MODES)
@@ -75,10 +78,16 @@ def main():
         sf = b["full_stack_entry_bytes"]
         theory = (e + sf) / (e + ID_ENTRY_BYTES)
         saved = 1 - ID_ENTRY_BYTES / sf if sf else 0
+        # Workload rounds inside the window: how much of the same workload the buffer still
+        # holds, whatever the speed of the emulated guest in that stretch.
+        r_rounds = (c["rounds_covered"] / b["rounds_covered"]
+                    if c.get("rounds_covered") and b.get("rounds_covered") else 0)
         ratio_rows.append([s, round(r_ev, 3), round(r_win, 3), b["bytes_per_event"],
                            c["bytes_per_event"], b["mean_depth_full"], sf, round(theory, 3),
-                           round(saved, 3), c["events_retained"], c["window_s"]])
-        md.append(f"| {s} KiB | {r_ev:.2f}x | {r_win:.2f}x | {b['bytes_per_event']:.1f} "
+                           round(saved, 3), c["events_retained"], c["window_s"],
+                           round(r_rounds, 3)])
+        md.append(f"| {s} KiB | {r_ev:.2f}x | {r_win:.2f}x | {r_rounds:.2f}x "
+                  f"| {b['bytes_per_event']:.1f} "
                   f"| {c['bytes_per_event']:.1f} | {b['mean_depth_full']:.2f} | {sf:.1f} "
                   f"| {theory:.2f}x | {100 * saved:.0f}% |")
     md.append("")
@@ -86,16 +95,18 @@ def main():
     with open(out / "plot.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["buffer_kb"] + [f"{m}_retained" for m in MODES] +
-                   [f"{m}_window_s" for m in MODES] + ["retained_ratio", "window_ratio"])
+                   [f"{m}_window_s" for m in MODES] + ["retained_ratio", "window_ratio"] +
+                   [f"{m}_rounds" for m in MODES] + ["rounds_ratio"])
         for row in ratio_rows:
             s = row[0]
             w.writerow([s] + [runs[(s, m)]["events_retained"] for m in MODES] +
-                       [runs[(s, m)]["window_s"] for m in MODES] + [row[1], row[2]])
+                       [runs[(s, m)]["window_s"] for m in MODES] + [row[1], row[2]] +
+                       [runs[(s, m)]["rounds_covered"] or 0 for m in MODES] + [row[-1]])
     with open(out / "ratios.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["buffer_kb", "retained_ratio", "window_ratio", "bpe_full", "bpe_ids",
                     "mean_depth", "full_stack_entry_bytes", "theory_ratio", "stack_bytes_saved",
-                    "ids_retained", "ids_window_s"])
+                    "ids_retained", "ids_window_s", "rounds_ratio"])
         w.writerows(ratio_rows)
 
     # CPU cost: the workload's wall time in each mode (median over the buffer sizes), the extra

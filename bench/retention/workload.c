@@ -3,7 +3,7 @@
  * workload: a seeded, reproducible mix of process and file activity for the stackmap demo and
  * the retention benchmark. Runs in the test VM (busybox userland), built with gcc -static.
  *
- *   workload [-s SEED] [-n ROUNDS] [-d DIR] [-b BUSYBOX]
+ *   workload [-s SEED] [-n ROUNDS] [-d DIR] [-b BUSYBOX] [-t FILE]
  *
  * Each round picks one action with a xorshift64* generator seeded by SEED, so the same SEED and
  * ROUNDS issue the same system calls in the same order (the scheduler's interleaving, and so
@@ -12,6 +12,9 @@
  *   direct file I/O on files it creates under DIR (write, read back, rename, unlink),
  *   reads of /proc files (meminfo, stat, self/status, self/maps, loadavg, a /proc listing),
  *   a pipe between a forked writer and the parent.
+ * With -t FILE it writes, after the last round, the CLOCK_MONOTONIC start time of every round
+ * (seconds with 9 decimals, one per line) to FILE: with the trace clock set to "mono", this maps
+ * a trace timestamp to how far the workload had got.
  * At the end it prints one line to stderr:
  *   workload: seed S rounds N elapsed_ns T execs E files F procreads P pipes Q
  * Exit status 0, or 1 if a step failed (the failing step is named on stderr).
@@ -228,27 +231,34 @@ static void pipe_pair(void)
 int main(int argc, char **argv)
 {
 	unsigned long seed = 1, rounds = 200;
-	struct timespec t0, t1;
+	const char *times_file = NULL;
+	struct timespec t0, t1, *starts;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "s:n:d:b:")) != -1) {
+	while ((opt = getopt(argc, argv, "s:n:d:b:t:")) != -1) {
 		switch (opt) {
 		case 's': seed = strtoul(optarg, NULL, 0); break;
 		case 'n': rounds = strtoul(optarg, NULL, 0); break;
 		case 'd': dir = optarg; break;
 		case 'b': busybox = optarg; break;
+		case 't': times_file = optarg; break;
 		default:
-			fprintf(stderr, "usage: workload [-s SEED] [-n ROUNDS] [-d DIR] [-b BUSYBOX]\n");
+			fprintf(stderr,
+				"usage: workload [-s SEED] [-n ROUNDS] [-d DIR] [-b BUSYBOX] [-t FILE]\n");
 			return 2;
 		}
 	}
 	rng_state = seed * 0x9E3779B97F4A7C15ULL + 1;
 	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
 		fail(dir);
+	starts = calloc(rounds ? rounds : 1, sizeof(*starts));
+	if (!starts)
+		fail("calloc");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (unsigned long r = 0; r < rounds; r++) {
 		unsigned int a = pick(10);
 
+		clock_gettime(CLOCK_MONOTONIC, &starts[r]);
 		if (a < 3)
 			run_applet();
 		else if (a < 6)
@@ -259,6 +269,16 @@ int main(int argc, char **argv)
 			pipe_pair();
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (times_file) {
+		FILE *f = fopen(times_file, "w");
+
+		if (!f)
+			fail(times_file);
+		for (unsigned long r = 0; r < rounds; r++)
+			fprintf(f, "%lld.%09ld\n", (long long)starts[r].tv_sec, starts[r].tv_nsec);
+		fprintf(f, "%lld.%09ld end\n", (long long)t1.tv_sec, t1.tv_nsec);
+		fclose(f);
+	}
 	fprintf(stderr,
 		"workload: seed %lu rounds %lu elapsed_ns %lld execs %lu files %lu procreads %lu pipes %lu\n",
 		seed, rounds,
