@@ -9,6 +9,7 @@ help:
 	@echo "make kernel  - assemble the series into build/linux and build the bzImage"
 	@echo "make tool    - build the stackmap command-line tool"
 	@echo "make bench   - user-space benchmark of the map against the baseline designs"
+	@echo "make retention - events and time span kept by a fixed buffer: no stacks, full stacks, ids (VM)"
 
 kernel:
 	scripts/kernel build
@@ -27,6 +28,9 @@ demo:
 
 bench:
 	$(MAKE) -C harness bench
+
+retention:
+	bench/retention/run.sh
 
 clean:
 	rm -rf build/obj build/vm build/test-logs build/share-* build/guest

@@ -375,7 +375,8 @@ static void stress_reader(int idx)
 			_exit(1);
 		}
 		b.len = 0;
-		ret = read_all(fd, &b, 1 + rand_r(&seed) % 8192);
+		/* Reader 0 reads in tiny pieces so that resets land inside its streams. */
+		ret = read_all(fd, &b, 1 + rand_r(&seed) % (idx == 0 ? 48 : 8192));
 		close(fd);
 		if (ret == -ESTALE) {
 			stale++;

@@ -130,10 +130,13 @@ static void tp_body(const char *p, size_t len, struct tp_line *out)
 		out->kind = TP_USER_STACK_START;
 		return;
 	}
-	/* event name: the word before the first ':' (no white space inside) */
-	for (w = 0; w < len && p[w] != ':' && !tp_isspace(p[w]); w++)
+	/*
+	 * event name: the word before the first ':' (no white space inside), or before '(' for
+	 * syscall events ("sys_openat(dfd: ffffff9c, ...)")
+	 */
+	for (w = 0; w < len && p[w] != ':' && p[w] != '(' && !tp_isspace(p[w]); w++)
 		;
-	if (w < len && p[w] == ':' && w > 0) {
+	if (w < len && (p[w] == ':' || p[w] == '(') && w > 0) {
 		const char *rest = p + w + 1;
 		size_t rlen = len - w - 1;
 
