@@ -92,6 +92,22 @@ static int syms_kallsyms_rank(char type)
 	}
 }
 
+/*
+ * Linker and section markers ("__sched_text_start", "_stext", "__start___ksymtab") share
+ * their address with the first function after them; the function is the better name.
+ */
+static int syms_is_marker(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!strcmp(name, "_text") || !strcmp(name, "_stext") || !strcmp(name, "_etext"))
+		return 1;
+	if (!strncmp(name, "__start_", 8) || !strncmp(name, "__stop_", 7))
+		return 1;
+	return name[0] == '_' && ((n > 6 && !strcmp(name + n - 6, "_start")) ||
+				  (n > 4 && !strcmp(name + n - 4, "_end")));
+}
+
 int syms_load_kallsyms(struct syms *s, const char *path, struct syms_err *err)
 {
 	size_t len, nadded = 0, nonzero = 0;
@@ -161,6 +177,8 @@ int syms_load_kallsyms(struct syms *s, const char *path, struct syms_err *err)
 		}
 		if (addr)
 			nonzero++;
+		if (syms_is_marker(name))
+			rank += 3; /* a real function at the same address names it better */
 		ret = syms_push(s, addr, 0, name, mod, (uint32_t)rank);
 		if (ret)
 			return ret;
