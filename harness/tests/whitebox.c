@@ -66,8 +66,8 @@ static void test_stats_saturation(void)
 	struct stackmap *map = stackmap_create(10);
 	struct stackmap_stats st;
 
-	per_cpu_ptr(map->pcpu, 0)->successes = U64_MAX - 1;
-	per_cpu_ptr(map->pcpu, 1)->successes = 7;
+	per_cpu_ptr(map->pcpu, 0)->hits = U64_MAX - 1;	/* successes = hits + inserts + races */
+	per_cpu_ptr(map->pcpu, 1)->inserts = 7;
 	per_cpu_ptr(map->pcpu, 2)->drops = U64_MAX;
 	per_cpu_ptr(map->pcpu, 3)->drops = U64_MAX;
 	stackmap_get_stats(map, &st);
