@@ -198,19 +198,30 @@ out:
 	return ret;
 }
 
-static int rfc_reset(void *p)
+/*
+ * The lock-free baselines reset alike: claim the flag, drain inserters with an RCU grace
+ * period, clear the table and the allocation cursor, drop the flag with release.
+ */
+static int baseline_reset(int *resetting, void *table, size_t table_bytes, int *cursor)
 {
-	struct rfc_map *m = p;
 	int zero = 0;
 
-	if (!__atomic_compare_exchange_n(&m->resetting, &zero, 1, false, __ATOMIC_SEQ_CST,
+	if (!__atomic_compare_exchange_n(resetting, &zero, 1, false, __ATOMIC_SEQ_CST,
 					 __ATOMIC_SEQ_CST))
 		return -EBUSY;
 	synchronize_rcu();
-	memset(m->slots, 0, ((size_t)m->mask + 1) * sizeof(*m->slots));
-	m->pool_next = 0;
-	__atomic_store_n(&m->resetting, 0, __ATOMIC_RELEASE);
+	memset(table, 0, table_bytes);
+	*cursor = 0;
+	__atomic_store_n(resetting, 0, __ATOMIC_RELEASE);
 	return 0;
+}
+
+static int rfc_reset(void *p)
+{
+	struct rfc_map *m = p;
+
+	return baseline_reset(&m->resetting, m->slots, ((size_t)m->mask + 1) * sizeof(*m->slots),
+			      &m->pool_next);
 }
 
 static unsigned long rfc_export(void *p)
@@ -343,16 +354,9 @@ out:
 static int bpf_reset(void *p)
 {
 	struct bpf_map *m = p;
-	int zero = 0;
 
-	if (!__atomic_compare_exchange_n(&m->resetting, &zero, 1, false, __ATOMIC_SEQ_CST,
-					 __ATOMIC_SEQ_CST))
-		return -EBUSY;
-	synchronize_rcu();
-	memset(m->buckets, 0, ((size_t)m->mask + 1) * sizeof(*m->buckets));
-	m->next_elem = 0;
-	__atomic_store_n(&m->resetting, 0, __ATOMIC_RELEASE);
-	return 0;
+	return baseline_reset(&m->resetting, m->buckets,
+			      ((size_t)m->mask + 1) * sizeof(*m->buckets), &m->next_elem);
 }
 
 static unsigned long bpf_export(void *p)
