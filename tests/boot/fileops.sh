@@ -1,0 +1,8 @@
+# SPDX-License-Identifier: GPL-2.0
+# description: every file operation on the three stackmap files, map absent/empty/partial/full, tracing off/on, under resets/toggles/instances/resizes; then 30 s of seeded random operations
+# append: ftrace_stackmap.bits=10
+. /src/tests/boot/lib.sh
+B=/src/build/guest/fileops_test
+$B check || fail "fileops_test check"
+$B random "${FILEOPS_SEED:-1}" "${FILEOPS_SECONDS:-30}" 4 || fail "fileops_test random"
+pass

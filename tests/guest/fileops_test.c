@@ -1,0 +1,1097 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fileops_test: every file operation on stack_map, stack_map_stat and stack_map_bin, checked
+ * against the table in Documentation/trace/ftrace-stackmap.rst ("File operations"). Run as
+ * root inside the test VM (tests/boot/fileops.sh boots with ftrace_stackmap.bits=10 so that
+ * the map can be filled).
+ *
+ *   fileops_test check                    the whole table, once per map state (never
+ *                                         allocated, empty, partly filled, full), with
+ *                                         tracing off and on, then once more while other
+ *                                         threads reset, toggle options, create and remove
+ *                                         instances and resize the buffer
+ *   fileops_test random SEED SECONDS [N]  N threads (default 4) doing random operations with
+ *                                         random flags, sizes and offsets on random files,
+ *                                         with the same disturbances, for SECONDS
+ *
+ * Every result is checked against the table (expect()). With tracing off the map may change
+ * only through a valid reset write: the stack_map_bin stream is compared after every batch of
+ * operations. Under disturbances the generation must grow by exactly the number of reset
+ * writes that succeeded. Prints "ok ..." / "not ok ..." and "N passed, N failed"; exit 1 on
+ * failure.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#define T "/sys/kernel/tracing/"
+#define MAGIC 0x46534D42u
+
+enum { F_MAP, F_STAT, F_BIN, NR_FILES };
+static const char *const fname[NR_FILES] = { "stack_map", "stack_map_stat", "stack_map_bin" };
+static const mode_t fmode[NR_FILES] = { 0640, 0440, 0440 };
+
+static atomic_int passed, failed;
+static atomic_long nr_ops;
+
+static void check(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void check(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cond) {
+		passed++;
+		return;
+	}
+	va_start(ap, fmt);
+	flockfile(stdout);
+	printf("not ok ");
+	vprintf(fmt, ap);
+	printf("\n");
+	funlockfile(stdout);
+	fflush(stdout);
+	va_end(ap);
+	failed++;
+}
+
+static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	printf("ok ");
+	vprintf(fmt, ap);
+	printf("\n");
+	fflush(stdout);
+	va_end(ap);
+	passed++;
+}
+
+static int twrite(const char *file, const char *val)
+{
+	int fd = open(file, O_WRONLY), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static void must(const char *file, const char *val)
+{
+	int ret = twrite(file, val);
+
+	if (ret) {
+		printf("not ok setup: write '%s' to %s: %s\n", val, file, strerror(-ret));
+		printf("%d passed, %d failed\n", passed, failed + 1);
+		exit(1);
+	}
+}
+
+/* Whole content of a file (NUL-terminated); -errno on failure. */
+static long slurp(const char *path, char **out)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *b = malloc(cap);
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0) {
+		free(b);
+		return -errno;
+	}
+	for (;;) {
+		if (cap - len < 4096)
+			b = realloc(b, cap *= 2);
+		n = read(fd, b + len, cap - len - 1);
+		if (n < 0) {
+			n = -errno;
+			close(fd);
+			free(b);
+			return n;
+		}
+		if (!n)
+			break;
+		len += n;
+	}
+	close(fd);
+	b[len] = 0;
+	*out = b;
+	return (long)len;
+}
+
+static long stat_value(const char *key)
+{
+	char *s, *p;
+	long v = -1;
+
+	if (slurp(T "stack_map_stat", &s) < 0)
+		return -1;
+	p = strstr(s, key);
+	if (p)
+		v = strtol(p + strlen(key), NULL, 10);
+	free(s);
+	return v;
+}
+
+static int map_exists(void)
+{
+	char *s;
+	int yes;
+
+	if (slurp(T "stack_map_stat", &s) < 0)
+		return 0;
+	yes = !strstr(s, "not initialized");
+	free(s);
+	return yes;
+}
+
+static void record_some(int rounds);
+
+/* ---- the operations and what the table says about them ---- */
+
+struct ctx {
+	int tracing_on; /* resets are refused */
+	int disturbed; /* resets may happen at any time */
+	int have_map;
+	unsigned int seed;
+	const char *where;
+};
+
+static int readable(int oflags)
+{
+	return (oflags & O_ACCMODE) != O_WRONLY;
+}
+
+static int writable(int oflags)
+{
+	return (oflags & O_ACCMODE) != O_RDONLY;
+}
+
+/*
+ * One result against the table. @ret is the system call's return value with errno in @err.
+ * @ok lists the errnos the table allows (0-terminated); ret >= 0 is always allowed unless
+ * @must_fail is set.
+ */
+static void expect(const struct ctx *c, const char *op, int file, int oflags, long ret, int err,
+		   int must_fail, const int *ok)
+{
+	int i, fine = 0;
+
+	nr_ops++;
+	if (ret >= 0) {
+		fine = !must_fail;
+	} else {
+		for (i = 0; ok && ok[i]; i++)
+			if (ok[i] == err)
+				fine = 1;
+	}
+	check(fine, "%s: %s on %s (flags 0%o): %s", c->where, op, fname[file], oflags,
+	      ret >= 0 ? "succeeded" : strerror(err));
+}
+
+#define ERRS(...) ((const int[]){ __VA_ARGS__, 0 })
+
+/* Errnos a read of @file may give besides EBADF for a write-only fd. */
+static const int errs_ebadf[] = { EBADF, 0 }, errs_estale[] = { ESTALE, 0 };
+
+static const int *read_errs(const struct ctx *c, int file, int oflags)
+{
+	if (!readable(oflags))
+		return errs_ebadf;
+	if (file != F_STAT && c->disturbed)
+		return errs_estale;
+	return NULL;
+}
+
+static void op_read(const struct ctx *c, int fd, int file, int oflags, size_t size, off_t off,
+		    int kind)
+{
+	static __thread char buf[1 << 17];
+	struct iovec iov[3];
+	const char *name;
+	long ret;
+
+	if (size > sizeof(buf))
+		size = sizeof(buf);
+	switch (kind) {
+	case 0:
+		name = "read";
+		ret = read(fd, buf, size);
+		break;
+	case 1:
+		name = "pread";
+		ret = pread(fd, buf, size, off);
+		break;
+	default:
+		name = "readv";
+		iov[0] = (struct iovec){ buf, size / 3 };
+		iov[1] = (struct iovec){ buf + size / 3, 1 };
+		iov[2] = (struct iovec){ buf + size / 3 + 1, size - size / 3 - 1 };
+		ret = readv(fd, iov, 3);
+		break;
+	}
+	if (off < 0 && kind == 1) {
+		/* The offset is checked before the access mode. */
+		expect(c, "pread at a negative offset", file, oflags, ret, errno, 1, ERRS(EINVAL));
+		return;
+	}
+	expect(c, name, file, oflags, ret, errno, !readable(oflags), read_errs(c, file, oflags));
+}
+
+/* A valid reset is allowed to succeed (tracing off, not disturbed) or to be refused. */
+static int is_reset(const char *s, size_t n)
+{
+	return (n == 1 && !memcmp(s, "0", 1)) || (n == 2 && !memcmp(s, "0\n", 2)) ||
+	       (n == 5 && !memcmp(s, "reset", 5)) || (n == 6 && !memcmp(s, "reset\n", 6));
+}
+
+static atomic_long resets_done;
+
+static void op_write(const struct ctx *c, int fd, int file, int oflags, const char *s, size_t n,
+		     int kind)
+{
+	struct iovec iov[2];
+	const char *name;
+	int reset = file == F_MAP && is_reset(s, n);
+	long ret;
+
+	switch (kind) {
+	case 0:
+		name = "write";
+		ret = write(fd, s, n);
+		break;
+	case 1:
+		name = "pwrite";
+		ret = pwrite(fd, s, n, 4096);
+		break;
+	default:
+		/* Each segment is one write(): the first one decides. */
+		name = "writev";
+		iov[0] = (struct iovec){ (void *)s, n };
+		iov[1] = (struct iovec){ (void *)"x", 1 };
+		ret = writev(fd, iov, 2);
+		break;
+	}
+	if (ret > 0 && reset)
+		resets_done++;
+	if (kind == 1) {
+		/* No positioned writes on any open of the three files (checked before the mode). */
+		expect(c, name, file, oflags, ret, errno, 1, ERRS(ESPIPE));
+	} else if (!n && writable(oflags)) {
+		/* A zero-length write may not reach the file at all. */
+		expect(c, name, file, oflags, ret, errno, 0, ERRS(EINVAL));
+	} else if (!writable(oflags)) {
+		expect(c, name, file, oflags, ret, errno, 1, ERRS(EBADF));
+	} else if (!reset) {
+		expect(c, name, file, oflags, ret, errno, 1, ERRS(EINVAL));
+	} else if (c->tracing_on && !c->disturbed) {
+		expect(c, "reset while tracing", file, oflags, ret, errno, 1, ERRS(EBUSY));
+	} else if (c->disturbed) {
+		expect(c, name, file, oflags, ret, errno, 0, ERRS(EBUSY));
+		if (ret >= 0)
+			check(ret == (long)n, "%s: %s returned %ld for %zu bytes", c->where, name,
+			      ret, n);
+	} else {
+		expect(c, "reset", file, oflags, ret, errno, 0, NULL);
+		/* writev: the second segment ("x") is refused after the first one worked. */
+		check(ret == (long)n, "%s: %s of a reset returned %ld, not %zu", c->where, name,
+		      ret, n);
+	}
+}
+
+static void op_lseek(const struct ctx *c, int fd, int file, int oflags, off_t off, int whence)
+{
+	char what[64];
+	off_t ret = lseek(fd, off, whence);
+	int err = errno;
+
+	snprintf(what, sizeof(what), "lseek(%lld, %d)", (long long)off, whence);
+	if (file == F_MAP && !readable(oflags)) {
+		/* Write-only stack_map: no seq_file, the position stays 0 (tracing_lseek()). */
+		nr_ops++;
+		check(ret == 0, "%s: %s on write-only %s gave %lld (%s)", c->where, what,
+		      fname[file], (long long)ret, ret < 0 ? strerror(err) : "");
+		return;
+	}
+	if (whence != SEEK_SET && whence != SEEK_CUR) {
+		expect(c, what, file, oflags, ret, err, 1, ERRS(EINVAL));
+		return;
+	}
+	if (whence == SEEK_SET && off < 0) {
+		expect(c, what, file, oflags, ret, err, 1, ERRS(EINVAL));
+		return;
+	}
+	/* SEEK_CUR may land below 0 (EINVAL); a reset since open() gives ESTALE. */
+	expect(c, what, file, oflags, ret, err, 0,
+	       file != F_STAT && c->disturbed ? ERRS(EINVAL, ESTALE) : ERRS(EINVAL));
+	if (ret >= 0 && whence == SEEK_SET)
+		check(ret == off, "%s: %s on %s (flags 0%o) returned %lld", c->where, what,
+		      fname[file], oflags, (long long)ret);
+}
+
+static void op_misc(const struct ctx *c, int fd, int file, int oflags, int which, long arg)
+{
+	static __thread int pipefd[2] = { -1, -1 };
+	struct pollfd pfd = { .fd = fd, .events = POLLIN | POLLOUT };
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct termios tio;
+	struct stat st;
+	long ret;
+	void *p;
+	int v, ep;
+
+	if (pipefd[0] < 0 && pipe2(pipefd, O_NONBLOCK))
+		pipefd[0] = -1;
+	switch (which) {
+	case 0:
+		p = mmap(NULL, 4096, PROT_READ, arg & 1 ? MAP_SHARED : MAP_PRIVATE, fd, 0);
+		ret = p == MAP_FAILED ? -1 : 0;
+		if (!ret)
+			munmap(p, 4096);
+		/* The VFS refuses a mapping of a file not open for reading first. */
+		expect(c, "mmap", file, oflags, ret, errno, 1,
+		       readable(oflags) ? ERRS(ENODEV) : ERRS(EACCES));
+		break;
+	case 1:
+		ret = ioctl(fd, TCGETS, &tio);
+		expect(c, "ioctl(TCGETS)", file, oflags, ret, errno, 1, ERRS(ENOTTY));
+		break;
+	case 2:
+		/* Generic VFS ioctl: st_size - position, as for any regular file. */
+		ret = ioctl(fd, FIONREAD, &v);
+		expect(c, "ioctl(FIONREAD)", file, oflags, ret, errno, 0, NULL);
+		break;
+	case 3:
+		ret = poll(&pfd, 1, 0);
+		expect(c, "poll", file, oflags, ret, errno, 0, NULL);
+		check(ret == 1 && (pfd.revents & (POLLIN | POLLOUT)) == (POLLIN | POLLOUT),
+		      "%s: poll on %s: %ld, revents %#x", c->where, fname[file], ret, pfd.revents);
+		ep = epoll_create1(0);
+		ret = epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+		expect(c, "epoll_ctl(ADD)", file, oflags, ret, errno, 1, ERRS(EPERM));
+		close(ep);
+		break;
+	case 4:
+		ret = fstat(fd, &st);
+		expect(c, "fstat", file, oflags, ret, errno, 0, NULL);
+		check(S_ISREG(st.st_mode) && (st.st_mode & 07777) == fmode[file],
+		      "%s: fstat %s: mode %o", c->where, fname[file], st.st_mode);
+		break;
+	case 5:
+		/* Changes st_size only (tracefs' generic setattr); put it back to 0. */
+		ret = ftruncate(fd, arg & 0xffff);
+		expect(c, "ftruncate", file, oflags, ret, errno, !writable(oflags),
+		       writable(oflags) ? NULL : ERRS(EINVAL));
+		if (ret == 0 && ftruncate(fd, 0))
+			check(0, "%s: ftruncate back to 0 failed", c->where);
+		break;
+	case 6:
+		ret = fallocate(fd, 0, 0, 4096);
+		expect(c, "fallocate", file, oflags, ret, errno, 1,
+		       writable(oflags) ? ERRS(EOPNOTSUPP) : ERRS(EBADF));
+		break;
+	case 7:
+		ret = fsync(fd);
+		expect(c, "fsync", file, oflags, ret, errno, 1, ERRS(EINVAL));
+		break;
+	case 8:
+		ret = flock(fd, LOCK_EX | LOCK_NB);
+		expect(c, "flock", file, oflags, ret, errno, 0, ERRS(EWOULDBLOCK));
+		if (ret == 0)
+			flock(fd, LOCK_UN);
+		break;
+	case 9:
+		if (pipefd[0] < 0)
+			break;
+		ret = splice(fd, NULL, pipefd[1], NULL, arg & 0xffff ? arg & 0xffff : 1,
+			     SPLICE_F_NONBLOCK);
+		/* EAGAIN: the pipe is full (it is drained below). */
+		expect(c, "splice to a pipe", file, oflags, ret, errno, !readable(oflags),
+		       readable(oflags) ? (file != F_STAT && c->disturbed ? ERRS(ESTALE, EAGAIN) :
+									 ERRS(EAGAIN)) :
+					  ERRS(EBADF));
+		while (read(pipefd[0], &v, sizeof(v)) > 0)
+			;
+		break;
+	case 10:
+		if (pipefd[0] < 0)
+			break;
+		if (write(pipefd[1], "0\n", 2) != 2)
+			break;
+		ret = splice(pipefd[0], NULL, fd, NULL, 2, SPLICE_F_NONBLOCK);
+		expect(c, "splice from a pipe", file, oflags, ret, errno, 1,
+		       writable(oflags) ? ERRS(EINVAL) : ERRS(EBADF));
+		while (read(pipefd[0], &v, sizeof(v)) > 0)
+			;
+		break;
+	case 11: {
+		int null = open("/dev/null", O_WRONLY);
+		off_t o = arg & 0xfff;
+
+		ret = sendfile(null, fd, arg & 0x1000 ? &o : NULL, 1 << 16);
+		expect(c, "sendfile from the file", file, oflags, ret, errno, !readable(oflags),
+		       read_errs(c, file, oflags));
+		close(null);
+		break;
+	}
+	case 12: {
+		int zero = open("/dev/zero", O_RDONLY);
+
+		ret = sendfile(fd, zero, NULL, 2);
+		expect(c, "sendfile to the file", file, oflags, ret, errno, 1,
+		       writable(oflags) ? ERRS(EINVAL) : ERRS(EBADF));
+		close(zero);
+		break;
+	}
+	case 13: {
+		struct flock fl = { .l_type = readable(oflags) ? F_RDLCK : F_WRLCK,
+				    .l_whence = SEEK_SET };
+
+		ret = fcntl(fd, F_SETLK, &fl);
+		expect(c, "fcntl(F_SETLK)", file, oflags, ret, errno, 0, ERRS(EAGAIN));
+		fl.l_type = F_UNLCK;
+		fcntl(fd, F_SETLK, &fl);
+		break;
+	}
+	}
+}
+
+#define NR_MISC 14
+
+/* Open flags tried on every file; all must open (as root). */
+static const int oflags_all[] = {
+	O_RDONLY,
+	O_WRONLY,
+	O_RDWR,
+	O_RDONLY | O_NONBLOCK,
+	O_WRONLY | O_APPEND,
+	O_WRONLY | O_TRUNC,
+	O_RDWR | O_APPEND | O_NONBLOCK,
+	O_RDWR | O_TRUNC,
+	O_RDONLY | O_CLOEXEC | O_NOATIME,
+};
+
+#define NR_OFLAGS (int)(sizeof(oflags_all) / sizeof(oflags_all[0]))
+
+static void open_refusals(const struct ctx *c, int file)
+{
+	char path[128];
+	int fd;
+
+	snprintf(path, sizeof(path), T "%s", fname[file]);
+	fd = open(path, O_RDONLY | O_DIRECT);
+	expect(c, "open(O_DIRECT)", file, O_DIRECT, fd, errno, 1, ERRS(EINVAL));
+	if (fd >= 0)
+		close(fd);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	expect(c, "open(O_CREAT|O_EXCL)", file, O_CREAT | O_EXCL, fd, errno, 1, ERRS(EEXIST));
+	if (fd >= 0)
+		close(fd);
+	fd = open(path, O_RDONLY | O_DIRECTORY);
+	expect(c, "open(O_DIRECTORY)", file, O_DIRECTORY, fd, errno, 1, ERRS(ENOTDIR));
+	if (fd >= 0)
+		close(fd);
+	fd = open(path, O_PATH);
+	expect(c, "open(O_PATH)", file, O_PATH, fd, errno, 0, NULL);
+	if (fd >= 0) {
+		char b[8];
+		long r = read(fd, b, sizeof(b));
+
+		expect(c, "read on an O_PATH fd", file, O_PATH, r, errno, 1, ERRS(EBADF));
+		close(fd);
+	}
+}
+
+/* Every operation of the table once on one open file. */
+static void table_on_fd(const struct ctx *c, int fd, int file, int oflags)
+{
+	static const char *const bad_writes[] = { "x", "1", "resetx", "0 ", " 0", "RESET",
+						  "reset\r\n" };
+	static const off_t offs[] = { 0, 1, 17, 4096, (off_t)1 << 40, -1 };
+	size_t i;
+	int k;
+
+	for (k = 0; k < 3; k++)
+		for (i = 0; i < sizeof(offs) / sizeof(offs[0]); i++)
+			op_read(c, fd, file, oflags, 1 + (i * 977) % 8192, offs[i], k);
+	op_lseek(c, fd, file, oflags, 0, SEEK_SET);
+	op_lseek(c, fd, file, oflags, 5, SEEK_SET);
+	op_lseek(c, fd, file, oflags, (off_t)1 << 40, SEEK_SET);
+	op_read(c, fd, file, oflags, 100, 0, 0);
+	op_lseek(c, fd, file, oflags, -1, SEEK_SET);
+	op_lseek(c, fd, file, oflags, 0, SEEK_CUR);
+	op_lseek(c, fd, file, oflags, -((off_t)1 << 41), SEEK_CUR);
+	op_lseek(c, fd, file, oflags, 0, SEEK_END);
+	op_lseek(c, fd, file, oflags, 0, SEEK_DATA);
+	op_lseek(c, fd, file, oflags, 0, SEEK_HOLE);
+	op_lseek(c, fd, file, oflags, 0, SEEK_SET);
+	for (i = 0; i < sizeof(bad_writes) / sizeof(bad_writes[0]); i++)
+		for (k = 0; k < 3; k++)
+			op_write(c, fd, file, oflags, bad_writes[i], strlen(bad_writes[i]), k);
+	for (k = 0; k < NR_MISC; k++)
+		op_misc(c, fd, file, oflags, k, 0x1234 + k);
+}
+
+/* The stack_map_bin stream, to tell whether anything but a reset changed the map. */
+static char *map_image(long *len)
+{
+	char *s;
+
+	*len = slurp(T "stack_map_bin", &s);
+	return *len < 0 ? NULL : s;
+}
+
+static void table_pass(struct ctx *c)
+{
+	char where[96];
+	long len0 = 0, len1;
+	char *img0 = NULL, *img1;
+	long gen0 = stat_value("generation:");
+	int file, i, fd;
+
+	if (!c->disturbed && !c->tracing_on)
+		img0 = map_image(&len0);
+	for (file = 0; file < NR_FILES; file++) {
+		open_refusals(c, file);
+		for (i = 0; i < NR_OFLAGS; i++) {
+			char path[128];
+
+			snprintf(path, sizeof(path), T "%s", fname[file]);
+			fd = open(path, oflags_all[i]);
+			expect(c, "open", file, oflags_all[i], fd, errno, 0, NULL);
+			if (fd < 0)
+				continue;
+			table_on_fd(c, fd, file, oflags_all[i]);
+			check(close(fd) == 0, "%s: close %s", c->where, fname[file]);
+			if (!img0)
+				continue;
+			/* Tracing is off: nothing may have changed the map. */
+			img1 = map_image(&len1);
+			snprintf(where, sizeof(where), "%s: after the table on %s (flags 0%o)",
+				 c->where, fname[file], oflags_all[i]);
+			check(img1 && len1 == len0 && !memcmp(img0, img1, len0),
+			      "%s: the map changed (%ld -> %ld bytes)", where, len0, len1);
+			free(img1);
+		}
+	}
+	if (!c->disturbed)
+		check(stat_value("generation:") == gen0, "%s: generation moved without a reset",
+		      c->where);
+	free(img0);
+}
+
+/* A valid reset with tracing off: empties the map and bumps the generation. */
+static void reset_check(struct ctx *c)
+{
+	long gen = stat_value("generation:");
+	int fd = open(T "stack_map", O_WRONLY | O_TRUNC);
+	long ret = write(fd, "reset\n", 6);
+
+	check(ret == 6, "%s: reset write returned %ld (%s)", c->where, ret,
+	      ret < 0 ? strerror(errno) : "");
+	check(lseek(fd, 0, SEEK_CUR) == 0, "%s: lseek after the reset", c->where);
+	close(fd);
+	if (!c->have_map)
+		return;
+	check(stat_value("entries:") == 0, "%s: entries after reset", c->where);
+	check(stat_value("generation:") == gen + 1, "%s: generation after reset", c->where);
+}
+
+/*
+ * A reset between two reads of one open stack_map or stack_map_bin: every later read,
+ * pread and seek-and-read fails with ESTALE (never a listing spliced from two maps); a
+ * reopened file reads the new map; a file read to its end before the reset stays at EOF.
+ */
+static void estale_check(void)
+{
+	static const int files[] = { F_MAP, F_BIN };
+	static char got[1 << 20];
+	char buf[64], path[128];
+	int i, fd, fd_end;
+	long r, len, n;
+
+	for (i = 0; i < 2; i++) {
+		char *all;
+
+		/* More than a page of each export, so that reads after the reset need more. */
+		must(T "events/enable", "1");
+		record_some(30);
+		must(T "events/enable", "0");
+		snprintf(path, sizeof(path), T "%s", fname[files[i]]);
+		fd = open(path, O_RDONLY);
+		fd_end = open(path, O_RDONLY);
+		len = slurp(path, &all);
+		check(len > 8192, "estale: %s has %ld bytes before the reset", path, len);
+		check(read(fd, got, 20) == 20, "estale: first read of %s", path);
+		while ((r = read(fd_end, buf, sizeof(buf))) > 0)
+			;
+		check(r == 0, "estale: %s read to its end", path);
+		must(T "stack_map", "0");
+		/*
+		 * What seq_file had already formatted (up to a page) still comes, and it is
+		 * the old map's; then ESTALE, never records of the new map.
+		 */
+		n = 20;
+		errno = 0;
+		while (n < (long)sizeof(got) && (r = read(fd, got + n, 64)) > 0)
+			n += r;
+		check(r < 0 && errno == ESTALE, "estale: read of %s after a reset: %ld (%s)", path, r,
+		      strerror(errno));
+		check(n < len && !memcmp(got, all, n),
+		      "estale: the %ld bytes read from %s are a prefix of its old content (%ld)", n,
+		      path, len);
+		free(all);
+		errno = 0;
+		r = pread(fd, buf, sizeof(buf), 10);
+		check(r < 0 && errno == ESTALE, "estale: pread of %s after a reset: %ld (%s)", path,
+		      r, strerror(errno));
+		lseek(fd, 0, SEEK_SET);
+		errno = 0;
+		r = read(fd, buf, sizeof(buf));
+		check(r < 0 && errno == ESTALE,
+		      "estale: read of %s from 0 after a reset: %ld (%s)", path, r, strerror(errno));
+		r = read(fd_end, buf, sizeof(buf));
+		check(r == 0, "estale: %s read to its end stays at EOF after a reset: %ld", path, r);
+		close(fd);
+		close(fd_end);
+		fd = open(path, O_RDONLY);
+		r = read(fd, buf, sizeof(buf));
+		check(files[i] == F_MAP ? r == 0 : r == 16,
+		      "estale: reopened %s reads the empty map: %ld (%s)", path, r,
+		      r < 0 ? strerror(errno) : "");
+		close(fd);
+		nr_ops += 8;
+	}
+}
+
+/* A reader keeps reading a file that another thread closes. */
+static void *close_reader(void *arg)
+{
+	int fd = *(int *)arg;
+	char buf[512];
+
+	for (int i = 0; i < 20000; i++) {
+		lseek(fd, 0, SEEK_SET);
+		if (read(fd, buf, sizeof(buf)) < 0 && errno == EBADF)
+			break;
+	}
+	return NULL;
+}
+
+static void close_while_reading(struct ctx *c)
+{
+	for (int file = 0; file < NR_FILES; file++) {
+		char path[128];
+		pthread_t t;
+		int fd;
+
+		snprintf(path, sizeof(path), T "%s", fname[file]);
+		fd = open(path, O_RDONLY);
+		pthread_create(&t, NULL, close_reader, &fd);
+		usleep(2000);
+		check(close(fd) == 0, "%s: close %s while another thread reads", c->where,
+		      fname[file]);
+		pthread_join(t, NULL);
+		nr_ops += 2;
+	}
+}
+
+/* ---- disturbances: resets, option toggles, instances, buffer resizes ---- */
+
+static atomic_int stop;
+static atomic_long resets_tried;
+
+static unsigned int rnd(unsigned int *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 17;
+	*s ^= *s << 5;
+	return *s;
+}
+
+static void *disturber(void *arg)
+{
+	unsigned int s = (unsigned int)(uintptr_t)arg | 1;
+	char dir[64], path[128];
+	int ret;
+
+	while (!stop) {
+		switch (rnd(&s) % 8) {
+		case 0:
+		case 1:
+			resets_tried++;
+			ret = twrite(T "stack_map", rnd(&s) & 1 ? "0\n" : "reset");
+			if (!ret)
+				resets_done++;
+			else
+				check(ret == -EBUSY, "disturber: reset failed with %s",
+				      strerror(-ret));
+			break;
+		case 2:
+			twrite(T "tracing_on", rnd(&s) & 1 ? "1" : "0");
+			break;
+		case 3:
+			twrite(T "options/stacktrace", rnd(&s) & 1 ? "1" : "0");
+			break;
+		case 4:
+			/* Turning stackmap off and on again; it never frees the map. */
+			twrite(T "options/stackmap", rnd(&s) & 3 ? "1" : "0");
+			break;
+		case 5:
+			snprintf(dir, sizeof(dir), T "instances/fo%u", rnd(&s) % 3);
+			if (mkdir(dir, 0755) == 0) {
+				snprintf(path, sizeof(path), "%s/trace_options", dir);
+				ret = twrite(path, "stackmap");
+				/* ENODEV/ENOENT: the other disturber removed it meanwhile. */
+				check(ret == -EINVAL || ret == -ENODEV || ret == -ENOENT,
+				      "instance trace_options stackmap: %s", strerror(-ret));
+			}
+			break;
+		case 6:
+			snprintf(dir, sizeof(dir), T "instances/fo%u", rnd(&s) % 3);
+			rmdir(dir);
+			break;
+		default:
+			twrite(T "buffer_size_kb", rnd(&s) & 1 ? "256" : "512");
+			break;
+		}
+		usleep(rnd(&s) % 3000);
+	}
+	return NULL;
+}
+
+/* Something for the stack recorder to see. */
+static void *workload(void *arg)
+{
+	(void)arg;
+	while (!stop) {
+		pid_t p = fork();
+
+		if (p == 0)
+			_exit(0);
+		if (p > 0)
+			waitpid(p, NULL, 0);
+		usleep(500);
+	}
+	return NULL;
+}
+
+static pthread_t dthreads[3];
+
+static void disturb_start(unsigned int seed)
+{
+	stop = 0;
+	pthread_create(&dthreads[0], NULL, disturber, (void *)(uintptr_t)(seed * 2654435761u));
+	pthread_create(&dthreads[1], NULL, disturber, (void *)(uintptr_t)(seed * 40503u + 7));
+	pthread_create(&dthreads[2], NULL, workload, NULL);
+}
+
+static void disturb_stop(void)
+{
+	char dir[64];
+
+	stop = 1;
+	for (int i = 0; i < 3; i++)
+		pthread_join(dthreads[i], NULL);
+	for (int i = 0; i < 3; i++) {
+		snprintf(dir, sizeof(dir), T "instances/fo%d", i);
+		rmdir(dir);
+	}
+	twrite(T "buffer_size_kb", "512");
+}
+
+/* ---- map states ---- */
+
+static void record_some(int rounds)
+{
+	must(T "tracing_on", "0");
+	must(T "options/stacktrace", "1");
+	must(T "events/sched/sched_switch/enable", "1");
+	must(T "events/syscalls/sys_enter_getpid/enable", "1");
+	must(T "tracing_on", "1");
+	for (int i = 0; i < rounds; i++) {
+		pid_t p = fork();
+
+		if (p == 0)
+			_exit(0);
+		waitpid(p, NULL, 0);
+		getpid();
+	}
+	must(T "tracing_on", "0");
+}
+
+static void fill_map(void)
+{
+	long cap = -1, ent = 0;
+	char *s, *p;
+
+	must(T "tracing_on", "0");
+	must(T "options/stacktrace", "1");
+	must(T "events/enable", "1");
+	must(T "tracing_on", "1");
+	for (int i = 0; i < 200; i++) {
+		if (slurp(T "stack_map_stat", &s) >= 0) {
+			p = strstr(s, "entries:");
+			if (p && sscanf(p, "entries: %ld / %ld", &ent, &cap) == 2 &&
+			    (ent >= cap || stat_value("drops:") > 0)) {
+				free(s);
+				break;
+			}
+			free(s);
+		}
+		record_some(20);
+		must(T "events/enable", "1");
+		must(T "tracing_on", "1");
+		if (system("ls -R /sys/kernel/tracing/events > /dev/null 2>&1; cat /proc/*/stat > /dev/null 2>&1") < 0)
+			check(0, "fill: system() failed");
+	}
+	must(T "tracing_on", "0");
+	must(T "events/enable", "0");
+	check(stat_value("drops:") > 0 || ent >= cap, "map filled: %ld / %ld entries, %ld drops", ent,
+	      cap, stat_value("drops:"));
+}
+
+static void pass_both(struct ctx *c, const char *state)
+{
+	char where[96];
+
+	snprintf(where, sizeof(where), "%s, tracing off", state);
+	c->where = where;
+	c->tracing_on = 0;
+	must(T "tracing_on", "0");
+	table_pass(c);
+	snprintf(where, sizeof(where), "%s, tracing on", state);
+	c->tracing_on = 1;
+	must(T "tracing_on", "1");
+	table_pass(c);
+	/* A reset is refused while tracing is on. */
+	{
+		long r = twrite(T "stack_map", "0");
+
+		check(r == -EBUSY, "%s: reset while tracing returned %s", where, strerror(-(int)r));
+	}
+	must(T "tracing_on", "0");
+	c->tracing_on = 0;
+	note("%s: table done (%ld operations so far)", state, (long)nr_ops);
+}
+
+static int cmd_check(void)
+{
+	struct ctx c = { 0 };
+	long gen0, gen1;
+
+	must(T "tracing_on", "0");
+	must(T "events/enable", "0");
+	must(T "options/stacktrace", "0");
+
+	/* 1. The map was never allocated (the boot test starts with it so). */
+	c.have_map = map_exists();
+	check(!c.have_map, "the map does not exist before the option is first set");
+	pass_both(&c, "no map");
+	c.where = "no map";
+	reset_check(&c);
+	close_while_reading(&c);
+
+	/* 2. Empty. */
+	must(T "options/stackmap", "1");
+	c.have_map = map_exists();
+	check(c.have_map, "setting the option allocated the map");
+	c.where = "empty";
+	reset_check(&c);
+	pass_both(&c, "empty map");
+
+	/* 3. Partly filled. */
+	record_some(50);
+	check(stat_value("entries:") > 0, "partly filled: %ld entries", stat_value("entries:"));
+	pass_both(&c, "partly filled");
+	close_while_reading(&c);
+	estale_check();
+
+	/* 4. Full. */
+	fill_map();
+	pass_both(&c, "full map");
+	c.where = "full";
+	reset_check(&c);
+
+	/* 5. The whole table again while resets, toggles, instances and resizes go on. */
+	record_some(50);
+	gen0 = stat_value("generation:");
+	resets_done = 0;
+	disturb_start(1);
+	c.disturbed = 1;
+	c.where = "disturbed";
+	for (int i = 0; i < 3; i++)
+		table_pass(&c);
+	disturb_stop();
+	gen1 = stat_value("generation:");
+	check(gen1 - gen0 == resets_done,
+	      "disturbed: the generation moved by %ld, successful resets %ld", gen1 - gen0,
+	      (long)resets_done);
+	note("disturbed: %ld reset writes tried, %ld succeeded", (long)resets_tried,
+	     (long)resets_done);
+
+	must(T "events/enable", "0");
+	must(T "options/stacktrace", "0");
+	must(T "tracing_on", "1");
+	printf("# %ld operations checked\n", (long)nr_ops);
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
+
+/* ---- random mode ---- */
+
+struct rthread {
+	pthread_t t;
+	unsigned int seed;
+	long ops;
+};
+
+static void *random_worker(void *arg)
+{
+	static const char *const writes[] = { "0", "0\n", "reset", "reset\n", "x", "",
+					      "reset\n\n", "00", "0\0" };
+	struct rthread *rt = arg;
+	unsigned int s = rt->seed | 1;
+	struct ctx c = { .disturbed = 1, .where = "random" };
+	int fds[8], ffile[8], fflags[8], n = 0;
+
+	while (!stop) {
+		unsigned int r = rnd(&s), op = r % 16;
+		int slot = (int)((r >> 4) % 8);
+		size_t sz = 1 + rnd(&s) % (rnd(&s) & 1 ? 64 : 70000);
+		off_t off = (off_t)(rnd(&s) % 100000) - (rnd(&s) % 16 == 0 ? 200000 : 0);
+
+		if (slot >= n || op == 0) {
+			/* Open a new file into a slot (closing what was there). */
+			int file = rnd(&s) % NR_FILES, fl = oflags_all[rnd(&s) % NR_OFLAGS];
+			char path[128];
+			int fd;
+
+			snprintf(path, sizeof(path), T "%s", fname[file]);
+			fd = open(path, fl);
+			expect(&c, "open", file, fl, fd, errno, 0, NULL);
+			if (fd < 0)
+				continue;
+			if (slot >= n)
+				slot = n++;
+			else
+				close(fds[slot]);
+			fds[slot] = fd;
+			ffile[slot] = file;
+			fflags[slot] = fl;
+			continue;
+		}
+		switch (op) {
+		case 1 ... 3:
+			op_read(&c, fds[slot], ffile[slot], fflags[slot], sz, off, op - 1);
+			break;
+		case 4 ... 5: {
+			const char *w = writes[rnd(&s) % 9];
+			size_t len = strlen(w) + (w[0] == '0' && w[1] == 0 && rnd(&s) % 4 == 0);
+
+			if (!len)
+				len = rnd(&s) % 2;
+			op_write(&c, fds[slot], ffile[slot], fflags[slot], w, len, rnd(&s) % 3);
+			break;
+		}
+		case 6 ... 7:
+			op_lseek(&c, fds[slot], ffile[slot], fflags[slot], off, rnd(&s) % 5);
+			break;
+		case 8:
+			close(fds[slot]);
+			fds[slot] = fds[--n];
+			ffile[slot] = ffile[n];
+			fflags[slot] = fflags[n];
+			break;
+		default:
+			op_misc(&c, fds[slot], ffile[slot], fflags[slot], rnd(&s) % NR_MISC,
+				(long)rnd(&s));
+			break;
+		}
+		rt->ops++;
+	}
+	while (n)
+		close(fds[--n]);
+	return NULL;
+}
+
+static int cmd_random(unsigned int seed, int seconds, int nthreads)
+{
+	struct rthread rt[16];
+	long gen0, gen1, total = 0;
+	struct timespec t0, t1;
+
+	if (nthreads < 1 || nthreads > 16) {
+		fprintf(stderr, "fileops_test: 1 to 16 threads\n");
+		return 2;
+	}
+	printf("# random: seed %u, %d s, %d threads\n", seed, seconds, nthreads);
+	must(T "tracing_on", "0");
+	must(T "options/stackmap", "1");
+	must(T "options/stacktrace", "1");
+	must(T "events/sched/sched_switch/enable", "1");
+	gen0 = stat_value("generation:");
+	resets_done = 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	disturb_start(seed);
+	for (int i = 0; i < nthreads; i++) {
+		rt[i] = (struct rthread){ .seed = seed * 2246822519u + i * 3266489917u };
+		pthread_create(&rt[i].t, NULL, random_worker, &rt[i]);
+	}
+	sleep(seconds);
+	stop = 1;
+	for (int i = 0; i < nthreads; i++) {
+		pthread_join(rt[i].t, NULL);
+		total += rt[i].ops;
+	}
+	disturb_stop();
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	must(T "tracing_on", "0");
+	gen1 = stat_value("generation:");
+	check(gen1 - gen0 == resets_done, "random: the generation moved by %ld, successful resets %ld",
+	      gen1 - gen0, (long)resets_done);
+	must(T "events/sched/sched_switch/enable", "0");
+	must(T "options/stacktrace", "0");
+	must(T "tracing_on", "1");
+	note("random: %ld operations in %.1f s, %ld checked results, %ld resets", total,
+	     (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9, (long)nr_ops,
+	     (long)resets_done);
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 2 && !strcmp(argv[1], "check"))
+		return cmd_check();
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "random"))
+		return cmd_random((unsigned int)strtoul(argv[2], NULL, 0), atoi(argv[3]),
+				  argc == 5 ? atoi(argv[4]) : 4);
+	fprintf(stderr, "usage: fileops_test check | random SEED SECONDS [THREADS]\n");
+	return 2;
+}
