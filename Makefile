@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # Top-level entry points; see README.md.
 
-.PHONY: all demo test kernel vm tool harness bench retention clean help
+.PHONY: all demo test test-kcsan kernel vm tool harness bench retention clean help setup
 
 help:
 	@echo "make demo    - build everything missing, boot the VM, record a workload, summarize it"
-	@echo "make test    - the whole test run (user-space tests, kernel build, VM tests)"
+	@echo "make test    - the whole test run (user-space tests, kernel builds, VM tests, debug kernel)"
+	@echo "make test-kcsan - the KCSAN kernel: KUnit, random file operations, export stress"
 	@echo "make kernel  - assemble the series into build/linux and build the bzImage"
 	@echo "make tool    - build the stackmap command-line tool"
 	@echo "make bench   - user-space benchmark of the map against the baseline designs"
@@ -20,10 +21,18 @@ tool:
 harness:
 	$(MAKE) -C harness
 
-test:
+# Both entry points install missing packages first (scripts/setup is idempotent and says
+# what it installs), so that they work as the first command on a fresh machine.
+setup:
+	@scripts/setup
+
+test: setup
 	scripts/test
 
-demo:
+test-kcsan: setup
+	scripts/test --kcsan
+
+demo: setup
 	scripts/demo
 
 bench:

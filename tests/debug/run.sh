@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: GPL-2.0
+# The test run on the debug kernel (KASAN, lockdep, kmemleak: `run.sh debug`) and on the
+# KCSAN kernel (`run.sh kcsan`), inside the VM as root; started by scripts/test, which
+# boots with --strict (any WARNING, BUG, KASAN/KCSAN report or kmemleak leak in the console
+# fails the run) and --selftests. Prints "ok ..." / "FAIL ..." and "N passed, N failed".
+mode=${1:-debug}
+T=/sys/kernel/tracing
+G=/src/build/guest
+D=/sys/kernel/debug
+passed=0 failed=0
+ok() { passed=$((passed + 1)); echo "ok $*"; }
+bad() { failed=$((failed + 1)); echo "FAIL $*"; }
+run() { # description command...
+	local d=$1 t0=$SECONDS
+	shift
+	if "$@" > /tmp/out 2>&1; then
+		ok "$d ($((SECONDS - t0)) s; $(grep -E '^ok random|operations checked' /tmp/out | tail -n 1))"
+	else
+		grep -E 'not ok|FAIL' /tmp/out | head -n 20
+		bad "$d (exit $?)"
+	fi
+}
+
+dmesg > /tmp/boot.txt
+if grep -q '^\[ *[0-9.]*\] ok [0-9]* ftrace_stackmap$' /tmp/boot.txt && ! grep -q 'not ok' /tmp/boot.txt; then
+	ok "KUnit ftrace_stackmap: $(grep -o '# ftrace_stackmap: .*' /tmp/boot.txt | head -n 1)"
+else
+	bad "KUnit ftrace_stackmap"
+fi
+np=$(grep -c 'Testing .*PASSED' /tmp/boot.txt)
+nf=$(grep -c -E 'Testing .*FAILED' /tmp/boot.txt)
+[ "$np" -ge 5 ] && [ "$nf" -eq 0 ] && ok "ftrace start-up self-tests: $np passed" ||
+	bad "ftrace start-up self-tests: $np passed, $nf failed"
+
+if [ "$mode" = debug ]; then
+	mount -t debugfs none $D 2>/dev/null
+	# The first enable fails (injected), the map stays unallocated: fileops_test starts there.
+	F=$D/fail_ftrace_stackmap
+	if [ -d $F ]; then
+		echo 0 > $F/verbose; echo 1 > $F/interval; echo 100 > $F/probability; echo 1 > $F/times
+		if echo 1 2>/dev/null > $T/options/stackmap; then
+			bad "allocation failure: the option was set although the allocation failed"
+		elif grep -q '^last_error: *-12 ' $T/stack_map_stat && [ "$(cat $T/options/stackmap)" = 0 ]; then
+			ok "allocation failure injected at the first enable: -ENOMEM, stat says why"
+		else
+			bad "allocation failure: $(cat $T/stack_map_stat | tr '\n' ' ')"
+		fi
+		echo 0 > $F/probability
+	else
+		bad "no $F (CONFIG_FAULT_INJECTION_DEBUG_FS?)"
+	fi
+	run "fileops_test check" $G/fileops_test check
+fi
+run "fileops_test random, 20 s, 4 threads" $G/fileops_test random 3 20 4
+run "smbin_test check" $G/smbin_test check
+run "smbin_test stress 20 s" $G/smbin_test stress 20
+
+if [ "$mode" = debug ]; then
+	# kmemleak reports objects unreferenced for 5 s or more: scan, wait, scan again.
+	echo scan > $D/kmemleak; sleep 6; echo scan > $D/kmemleak
+	n=$(grep -c '^unreferenced object' $D/kmemleak)
+	if [ "$n" -eq 0 ]; then
+		ok "kmemleak: no leaks"
+	else
+		head -n 40 $D/kmemleak
+		bad "kmemleak: $n unreferenced objects"
+	fi
+fi
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]
