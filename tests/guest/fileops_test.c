@@ -824,6 +824,31 @@ static void disturb_stop(void)
 	twrite(T "buffer_size_kb", "512");
 }
 
+/* Open, read and close the three files in a loop, as the map comes into existence. */
+static void *open_loop(void *arg)
+{
+	struct ctx c = { .where = "opened while the map is created" };
+	char buf[4096], path[128];
+	long n = 0;
+
+	(void)arg;
+	while (!stop) {
+		int file = n++ % NR_FILES, fd;
+		long r;
+
+		snprintf(path, sizeof(path), T "%s", fname[file]);
+		fd = open(path, O_RDONLY);
+		expect(&c, "open", file, O_RDONLY, fd, errno, 0, NULL);
+		if (fd < 0)
+			continue;
+		while ((r = read(fd, buf, sizeof(buf))) > 0)
+			;
+		expect(&c, "read", file, O_RDONLY, r, errno, 0, NULL);
+		close(fd);
+	}
+	return NULL;
+}
+
 /* ---- map states ---- */
 
 static void record_some(int rounds)
@@ -916,8 +941,20 @@ static int cmd_check(void)
 	reset_check(&c);
 	close_while_reading(&c);
 
-	/* 2. Empty. */
-	must(T "options/stackmap", "1");
+	/* 2. Empty: the map is allocated while two threads open and read the files. */
+	{
+		pthread_t t[2];
+
+		stop = 0;
+		for (int i = 0; i < 2; i++)
+			pthread_create(&t[i], NULL, open_loop, NULL);
+		usleep(20000);
+		must(T "options/stackmap", "1");
+		usleep(20000);
+		stop = 1;
+		for (int i = 0; i < 2; i++)
+			pthread_join(t[i], NULL);
+	}
 	c.have_map = map_exists();
 	check(c.have_map, "setting the option allocated the map");
 	c.where = "empty";
