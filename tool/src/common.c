@@ -66,13 +66,40 @@ int sm_parse_uint(const char *s, unsigned long *out)
 
 int sm_load_syms(struct syms *s, int *have_syms)
 {
+	return sm_load_syms_text(s, have_syms, NULL, 0, NULL);
+}
+
+int sm_load_syms_text(struct syms *s, int *have_syms, const char *text, size_t len,
+		      const char *what)
+{
 	const char *ks = sm_opts.kallsyms;
 	struct syms_err err = {0};
 	int ret, dflt = 0;
 
 	syms_init(s);
 	*have_syms = 0;
-	if (!ks && !sm_opts.no_kallsyms && access("/proc/kallsyms", R_OK) == 0) {
+	if (!ks && !sm_opts.no_kallsyms && text) {
+		char *copy = malloc(len + 1);
+
+		if (!copy) {
+			sm_err("out of memory");
+			return SM_EXIT_USAGE;
+		}
+		memcpy(copy, text, len);
+		copy[len] = '\0';
+		ret = syms_load_kallsyms_owned(s, copy, len, &err);
+		if (ret && ret != -ENODATA) {
+			sm_err("%s: kallsyms: %s", what, err.msg);
+			syms_free(s);
+			return SM_EXIT_USAGE;
+		}
+		if (ret) /* zero addresses (kptr_restrict at record time): no symbols */
+			syms_free(s);
+		else
+			*have_syms = 1;
+		ks = NULL;
+		dflt = 1;
+	} else if (!ks && !sm_opts.no_kallsyms && access("/proc/kallsyms", R_OK) == 0) {
 		ks = "/proc/kallsyms";
 		dflt = 1;
 	}

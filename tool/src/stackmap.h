@@ -57,6 +57,12 @@ int sm_sym_option(int c, const char *arg);
 
 /* Load the symbol sources named by sm_opts. Return 0 or SM_EXIT_USAGE after a message. */
 int sm_load_syms(struct syms *s, int *have_syms);
+/*
+ * The same, but a kallsyms @text (e.g. from a trace.dat, named @what in messages) replaces the
+ * /proc/kallsyms default; --kallsyms, --no-kallsyms and --vmlinux still apply.
+ */
+int sm_load_syms_text(struct syms *s, int *have_syms, const char *text, size_t len,
+		      const char *what);
 
 /*
  * Read and decode a map file. Return 0 or an exit code. The error line is printed at once,
