@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "stackmap.h"
+#include "tracedat.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -135,6 +136,7 @@ int cmd_dump(int argc, char **argv)
 		{"folded", no_argument, NULL, 'f'},
 		{"top", required_argument, NULL, 'n'},
 		{"sort", required_argument, NULL, 's'},
+		{"map", required_argument, NULL, 'm'},
 		{"help", no_argument, NULL, 'h'},
 		SM_SYM_LONGOPTS,
 		{NULL, 0, NULL, 0},
@@ -144,7 +146,11 @@ int cmd_dump(int argc, char **argv)
 	const struct smbin_stack **order = NULL;
 	unsigned long top = 0;
 	int have_top = 0, have_sort = 0, have_syms = 0, ret, c, derr;
-	const char *path = DUMP_DEFAULT_FILE;
+	const char *path = DUMP_DEFAULT_FILE, *map_opt = NULL;
+	char *sibling = NULL;
+	struct td_file td = {0};
+	struct td_err terr = {0};
+	int is_dat;
 	struct smbin_map map;
 	struct sm_frames fr;
 	struct sm_out out;
@@ -182,8 +188,11 @@ int cmd_dump(int argc, char **argv)
 				return SM_EXIT_USAGE;
 			}
 			break;
+		case 'm':
+			map_opt = optarg;
+			break;
 		case 'h':
-			sm_usage(stdout);
+			sm_cmd_usage(stdout, "dump");
 			return SM_EXIT_OK;
 		default:
 			sm_err("dump: unknown or incomplete option '%s'", argv[optind - 1]);
@@ -199,13 +208,41 @@ int cmd_dump(int argc, char **argv)
 	if (have_top && !have_sort)
 		sort = SORT_REF;
 
-	ret = sm_load_syms(&syms, &have_syms);
-	if (ret)
+	is_dat = sm_is_tracedat(path);
+	if (is_dat < 0) {
+		sm_err("%s: %s", path, strerror(-is_dat));
+		return SM_EXIT_USAGE;
+	}
+	if (is_dat) {
+		ret = td_open_file(&td, path, &terr);
+		if (ret) {
+			if (ret == -EBADMSG || ret == -EPROTONOSUPPORT)
+				sm_err("%s: offset %llu: %s", path, (unsigned long long)terr.offset,
+				       terr.msg);
+			else
+				sm_err("%s: %s", path, strerror(-ret));
+			td_close(&td);
+			return ret == -EBADMSG ? SM_EXIT_DATA : SM_EXIT_USAGE;
+		}
+		sibling = map_opt ? NULL : sm_sibling(path, "stack_map_bin");
+	} else if (map_opt) {
+		sm_err("dump: --map is for a trace.dat FILE; give the map as FILE");
+		return SM_EXIT_USAGE;
+	}
+	ret = sm_load_syms_text(&syms, &have_syms, is_dat ? td.kallsyms : NULL, td.kallsyms_len,
+				path);
+	td_close(&td);
+	if (ret) {
+		free(sibling);
 		return ret;
+	}
+	if (is_dat)
+		path = map_opt ? map_opt : sibling;
 	/* On malformed data, print what decoded cleanly, then the error line. */
-	derr = sm_load_map(path, &map, 1);
+	derr = path ? sm_load_map(path, &map, 1) : SM_EXIT_USAGE;
 	if (derr == SM_EXIT_USAGE) {
 		syms_free(&syms);
+		free(sibling);
 		return derr;
 	}
 	/* JSON keeps file:line in its own "lines" array */
@@ -254,6 +291,7 @@ out:
 		ret = SM_EXIT_USAGE;
 	}
 	free(order);
+	free(sibling);
 	sm_frames_free(&fr);
 	smbin_free(&map);
 	syms_free(&syms);

@@ -9,7 +9,6 @@
 #include "trace_parse.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -396,39 +395,6 @@ static char *rep_path(const char *dir, const char *name)
 	return p;
 }
 
-/* 1 when @path starts with the trace.dat magic, 0 when not, -errno when unreadable. */
-static int rep_is_dat(const char *path)
-{
-	char head[TD_MAGIC_LEN];
-	ssize_t n;
-	int fd;
-
-	if (!strcmp(path, "-"))
-		return 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, head, sizeof(head));
-	close(fd);
-	if (n < 0)
-		return -errno;
-	return td_is_tracedat(head, (size_t)n);
-}
-
-/* DIR/name for the directory that holds @file. */
-static char *rep_sibling(const char *file, const char *name)
-{
-	const char *slash = strrchr(file, '/');
-	size_t n = slash ? (size_t)(slash - file) + 1 : 0, len = n + strlen(name) + 1;
-	char *p = malloc(len);
-
-	if (p) {
-		memcpy(p, file, n);
-		strcpy(p + n, name);
-	}
-	return p;
-}
-
 int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -484,7 +450,7 @@ int cmd_report(int argc, char **argv)
 			folded = 1;
 			break;
 		case 'h':
-			sm_usage(stdout);
+			sm_cmd_usage(stdout, "report");
 			ret = SM_EXIT_OK;
 			goto out_args;
 		default:
@@ -518,7 +484,7 @@ int cmd_report(int argc, char **argv)
 			sm_opts.kallsyms = ks_path;
 	}
 	if (trace_path) {
-		is_dat = rep_is_dat(trace_path);
+		is_dat = sm_is_tracedat(trace_path);
 		if (is_dat < 0) {
 			sm_err("%s: %s", trace_path, strerror(-is_dat));
 			ret = SM_EXIT_USAGE;
@@ -526,7 +492,7 @@ int cmd_report(int argc, char **argv)
 		}
 		/* a trace.dat's map is the stack_map_bin next to it */
 		if (is_dat && !map_path)
-			map_path = rep_sibling(trace_path, "stack_map_bin");
+			map_path = sm_sibling(trace_path, "stack_map_bin");
 	}
 	if (!trace_path || !map_path) {
 		sm_err("report: needs --trace FILE and --map FILE (or -i DIR, or a trace.dat)");

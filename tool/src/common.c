@@ -5,8 +5,10 @@
  */
 #define _GNU_SOURCE
 #include "stackmap.h"
+#include "tracedat.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -131,6 +133,39 @@ int sm_load_syms_text(struct syms *s, int *have_syms, const char *text, size_t l
 	}
 	syms_finish(s);
 	return 0;
+}
+
+/* 1 when @path starts with the trace.dat magic, 0 when not, -errno when unreadable. */
+int sm_is_tracedat(const char *path)
+{
+	char head[TD_MAGIC_LEN];
+	ssize_t n;
+	int fd;
+
+	if (!strcmp(path, "-"))
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, head, sizeof(head));
+	close(fd);
+	if (n < 0)
+		return -errno;
+	return td_is_tracedat(head, (size_t)n);
+}
+
+/* DIR/name for the directory that holds @file. */
+char *sm_sibling(const char *file, const char *name)
+{
+	const char *slash = strrchr(file, '/');
+	size_t n = slash ? (size_t)(slash - file) + 1 : 0, len = n + strlen(name) + 1;
+	char *p = malloc(len);
+
+	if (p) {
+		memcpy(p, file, n);
+		strcpy(p + n, name);
+	}
+	return p;
 }
 
 static char sm_map_error[512];

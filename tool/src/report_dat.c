@@ -121,8 +121,8 @@ static int rd_on_rec(void *arg, const struct td_rec *r)
 	}
 }
 
-int rd_feed(struct td_file *td, struct tp_ctx *ctx, struct sm_frames *fr, tp_stack_fn fn,
-	    void *arg, struct rd_stats *st, struct td_err *err)
+int rd_feed(struct td_file *td, struct tp_ctx *ctx, struct sm_frames *fr, tp_stack_fn fn, void *arg,
+	    struct rd_stats *st, struct td_err *err)
 {
 	struct rd_state s = {.ctx = ctx, .fr = fr, .fn = fn, .arg = arg, .st = st};
 	struct td_cpu_stats cs;

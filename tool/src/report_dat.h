@@ -20,7 +20,7 @@ struct rd_stats {
  * ctx->event_lines, ctx->unattributed) and call @fn for every stack reference. Full stacks
  * are passed as frame texts formatted by @fr.
  */
-int rd_feed(struct td_file *td, struct tp_ctx *ctx, struct sm_frames *fr, tp_stack_fn fn,
-	    void *arg, struct rd_stats *st, struct td_err *err);
+int rd_feed(struct td_file *td, struct tp_ctx *ctx, struct sm_frames *fr, tp_stack_fn fn, void *arg,
+	    struct rd_stats *st, struct td_err *err);
 
 #endif /* REPORT_DAT_H */

@@ -32,6 +32,8 @@ extern struct sm_opts sm_opts;
 
 /* Print the --help text (main.c). */
 void sm_usage(FILE *f);
+/* Print the help of one command (main.c); the global help for an unknown name. */
+void sm_cmd_usage(FILE *f, const char *cmd);
 
 int cmd_dump(int argc, char **argv);
 int cmd_report(int argc, char **argv);
@@ -71,6 +73,11 @@ int sm_load_syms_text(struct syms *s, int *have_syms, const char *text, size_t l
  */
 int sm_load_map(const char *path, struct smbin_map *map, int defer);
 void sm_map_error_flush(void);
+
+/* 1 when @path starts with the trace.dat magic, 0 when not ("-" too), -errno if unreadable. */
+int sm_is_tracedat(const char *path);
+/* malloc'ed path of @name in the directory of @file. */
+char *sm_sibling(const char *file, const char *name);
 
 /* Buffered output for large listings. */
 struct sm_out {

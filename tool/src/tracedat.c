@@ -106,16 +106,14 @@ static int cur_str(struct td_cur *c, const char **s, const char *what)
 
 	*s = "";
 	if (!nul)
-		return td_fail(c->err, c->base + c->pos, -EBADMSG, "%s: no terminating NUL",
-			       what);
+		return td_fail(c->err, c->base + c->pos, -EBADMSG, "%s: no terminating NUL", what);
 	*s = (const char *)c->p + c->pos;
 	c->pos = (size_t)(nul - c->p) + 1;
 	return 0;
 }
 
 /* A block of @n bytes preceded by its size (@szlen bytes). */
-static int cur_block(struct td_cur *c, int szlen, const uint8_t **data, size_t *n,
-		     const char *what)
+static int cur_block(struct td_cur *c, int szlen, const uint8_t **data, size_t *n, const char *what)
 {
 	uint64_t sz;
 
@@ -313,7 +311,8 @@ static int td_v7_section(struct td_file *td, struct td_v7 *v, uint64_t off, unsi
 		return 0;
 	}
 	if (v->comp == TD_COMP_NONE)
-		return td_fail(err, off + 2, -EBADMSG, "compressed section in an uncompressed file");
+		return td_fail(err, off + 2, -EBADMSG,
+			       "compressed section in an uncompressed file");
 	c.len = c.pos + (size_t)size;
 	if (cur_num(&c, 4, &csize, "compression header") ||
 	    cur_num(&c, 4, &usize, "compression header"))
@@ -330,8 +329,8 @@ static int td_v7_section(struct td_file *td, struct td_v7 *v, uint64_t off, unsi
 		return -ENOMEM;
 	if (td_inflate(v->comp, d, (size_t)csize, u, (size_t)usize))
 		return td_fail(err, c.pos, -EBADMSG, "section %u does not decompress", want_id);
-	*out = (struct td_cur){.p = u, .len = (size_t)usize, .base = c.pos, .be = td->big_endian,
-			       .err = err};
+	*out = (struct td_cur){
+		.p = u, .len = (size_t)usize, .base = c.pos, .be = td->big_endian, .err = err};
 	return 0;
 }
 
@@ -370,8 +369,8 @@ static int td_v7_options(struct td_file *td, struct td_v7 *v, uint64_t off, stru
 			} else if (id >= TD_OPT_HEADER_INFO && id <= TD_OPT_BUFFER_TEXT) {
 				if (n < 8)
 					return td_fail(err, c.base + c.pos - n, -EBADMSG,
-						       "option %llu of %zu bytes", (unsigned long long)id,
-						       n);
+						       "option %llu of %zu bytes",
+						       (unsigned long long)id, n);
 				v->sect[id] = td_get(d, 8, td->big_endian);
 			} else if (id == TD_OPT_BUFFER && n > 9 && d[8] == '\0' && !v->buffer) {
 				/* the top instance has the empty name */
@@ -385,7 +384,8 @@ static int td_v7_options(struct td_file *td, struct td_v7 *v, uint64_t off, stru
 		off = next;
 	}
 	if (off)
-		return td_fail(err, off, -EBADMSG, "more than %d options sections", TD_MAX_SECTIONS);
+		return td_fail(err, off, -EBADMSG, "more than %d options sections",
+			       TD_MAX_SECTIONS);
 	return 0;
 }
 
@@ -481,10 +481,11 @@ static int td_v7_buffer(struct td_file *td, struct td_v7 *v, struct td_err *err)
 		cur_num(&c, 8, &off, "cpu offset");
 		cur_num(&c, 8, &size, "cpu size");
 		if (off > td->len || size > td->len - off)
-			return td_fail(err, c.base + c.pos - 16, -EBADMSG,
-				       "CPU %llu data (offset %llu, %llu bytes) is outside the file",
-				       (unsigned long long)cpu, (unsigned long long)off,
-				       (unsigned long long)size);
+			return td_fail(
+				err, c.base + c.pos - 16, -EBADMSG,
+				"CPU %llu data (offset %llu, %llu bytes) is outside the file",
+				(unsigned long long)cpu, (unsigned long long)off,
+				(unsigned long long)size);
 		tc->cpu = (int)(cpu & 0x7fffffff);
 		tc->file_offset = off;
 		tc->data = td->buf + off;
@@ -585,7 +586,8 @@ static int td_v6_open(struct td_file *td, struct td_cur *c, struct td_err *err)
 				return -EBADMSG;
 			if (!id)
 				break;
-			if (cur_num(c, 4, &size, "option size") || cur_need(c, (size_t)size, "option"))
+			if (cur_num(c, 4, &size, "option size") ||
+			    cur_need(c, (size_t)size, "option"))
 				return -EBADMSG;
 			c->pos += (size_t)size;
 		}
@@ -610,14 +612,13 @@ static int td_v6_open(struct td_file *td, struct td_cur *c, struct td_err *err)
 		cur_num(c, 8, &off, "cpu offset");
 		cur_num(c, 8, &size, "cpu size");
 		if (off > td->len || size > td->len - off)
-			return td_fail(err, c->pos - 16, -EBADMSG,
-				       "CPU %llu data (offset %llu, %llu bytes) is outside the file",
-				       (unsigned long long)i, (unsigned long long)off,
-				       (unsigned long long)size);
-		td->cpus[i] = (struct td_cpu){.cpu = (int)i,
-					      .data = td->buf + off,
-					      .size = size,
-					      .file_offset = off};
+			return td_fail(
+				err, c->pos - 16, -EBADMSG,
+				"CPU %llu data (offset %llu, %llu bytes) is outside the file",
+				(unsigned long long)i, (unsigned long long)off,
+				(unsigned long long)size);
+		td->cpus[i] = (struct td_cpu){
+			.cpu = (int)i, .data = td->buf + off, .size = size, .file_offset = off};
 	}
 	td->ncpus = (int)ncpu;
 	return 0;
@@ -758,8 +759,8 @@ static void td_decode(struct td_file *td, struct td_rec *r, uint64_t *ips, size_
 	if (r->type == td->id_stack_id) {
 		if (td->stack_id_off + td->stack_id_size > r->size)
 			return;
-		r->stack_id = (uint32_t)td_get(d + td->stack_id_off, td->stack_id_size,
-					       td->big_endian);
+		r->stack_id =
+			(uint32_t)td_get(d + td->stack_id_off, td->stack_id_size, td->big_endian);
 		r->kind = TD_STACK_ID;
 	} else if (r->type == td->id_kernel_stack) {
 		if (td->kstack_caller_off > r->size || td->kstack_size_off + 4 > r->size)
@@ -856,11 +857,11 @@ int td_cpu_iterate(struct td_file *td, int idx, td_rec_fn fn, void *arg, struct 
 
 			if ((uint8_t *)data < page + hdr || size < 0 ||
 			    (uint8_t *)data + size > end) {
-				ret = td_fail(err,
-					      cpu->file_offset + off +
-						      (uint64_t)((uint8_t *)data - page),
-					      -EBADMSG, "CPU %d: record of %d bytes runs past the page",
-					      cpu->cpu, size);
+				ret = td_fail(
+					err,
+					cpu->file_offset + off + (uint64_t)((uint8_t *)data - page),
+					-EBADMSG, "CPU %d: record of %d bytes runs past the page",
+					cpu->cpu, size);
 				goto out;
 			}
 			r.size = size;

@@ -154,18 +154,18 @@ sh tests/fake_tracefs.sh "$F" "$W/basic.bin" nosupport
 golden record-nosupport $SM --tracefs "$F" record -o "$W/rec" -- true
 golden record-nosupport-env env STACKMAP_TRACEFS="$F" $SM record -o "$W/rec" -- true
 sh tests/fake_tracefs.sh "$F" "$W/basic.bin"
-golden record-flow $SM --tracefs "$F" record -o "$W/rec" -b 2048 -e sched:sched_switch \
+golden record-flow $SM --tracefs "$F" record -F text -o "$W/rec" -b 2048 -e sched:sched_switch \
 	-e kmem:kmem_cache_alloc -e sched --kallsyms tests/fixtures/kallsyms -- \
 	sh -c "sh tests/run_state.sh $F; exit 3"
 golden record-flow-after sh -c "sh tests/run_state.sh $F; cmp $W/rec/stack_map_bin $W/basic.bin && ls $W/rec"
 cp $T "$F/trace"
-golden record-then-report sh -c "$SM --tracefs $F record -o $W/rec2 --kallsyms tests/fixtures/kallsyms -- true >/dev/null && $SM report -i $W/rec2 --top 2"
+golden record-then-report sh -c "$SM --tracefs $F record -F text -o $W/rec2 --kallsyms tests/fixtures/kallsyms -- true >/dev/null && $SM report -i $W/rec2 --top 2"
 golden record-err-event $SM --tracefs "$F" record -o "$W/rec" -e nosuch:event -- true
-golden record-err-exec $SM --tracefs "$F" record -o "$W/rec" -- "$W/no-such-program"
+golden record-err-exec $SM --tracefs "$F" record -F text -o "$W/rec" -- "$W/no-such-program"
 golden record-err-state sh -c "sh tests/run_state.sh $F"
 golden record-err-nocmd $SM --tracefs "$F" record -o "$W/rec"
 golden record-err-bad-b $SM --tracefs "$F" record -b 0 -- true
-golden record-sigterm $SM --tracefs "$F" record -o "$W/rec" --kallsyms tests/fixtures/kallsyms \
+golden record-sigterm $SM --tracefs "$F" record -F text -o "$W/rec" --kallsyms tests/fixtures/kallsyms \
 	-- sh -c 'kill -TERM $PPID; exec sleep 5'
 golden record-sigterm-state sh -c "sh tests/run_state.sh $F"
 
