@@ -133,6 +133,14 @@ golden report-err-bad-map $SM report $K --trace $T --map "$W/bad-magic.bin"
 golden report-err-no-trace $SM report $K --trace "$W/none" --map "$W/basic.bin"
 golden report-err-bad-top $SM report $K --trace $T --map "$W/basic.bin" --top -1
 
+# --- event model (events.h): records of trace text and trace-cmd text ----------------------
+golden events-trace "$B/evdump" $T
+golden events-trace-cmd "$B/evdump" tests/fixtures/trace-cmd.txt
+# tgid column, extra references, user stacks skipped, no cross-CPU attribution
+golden events-model "$B/evdump" tests/fixtures/trace-events.txt
+printf 'sh-1 [000] d..2. 1.000001: sched_switch: prev_comm=sh prev_pid=1' >"$W/trunc.txt"
+golden events-truncated "$B/evdump" "$W/trunc.txt"
+
 # --- stat -------------------------------------------------------------------------------
 golden stat $SM stat tests/fixtures/stat.txt
 golden stat-map $SM stat tests/fixtures/stat.txt --map "$W/basic.bin"
