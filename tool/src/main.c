@@ -103,6 +103,10 @@ int main(int argc, char **argv)
 		return cmd_record(argc, argv);
 	if (strcmp(cmd, "stat") == 0)
 		return cmd_stat(argc, argv);
+	if (strcmp(cmd, "export") == 0)
+		return cmd_export(argc, argv);
+	if (strcmp(cmd, "diff") == 0)
+		return cmd_diff(argc, argv);
 	if (strcmp(cmd, "help") == 0) {
 		sm_usage(stdout);
 		return SM_EXIT_OK;
