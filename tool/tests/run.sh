@@ -172,13 +172,59 @@ golden export-err-no-input $SM export --format folded $XM "$W/none"
 # fuzz corpus replayed through every exporter: exit 0 or 1, never a crash
 bad=""
 for c in fuzz/corpus/trace/*; do
-	for f in folded speedscope pprof; do
+	for f in folded speedscope pprof svg; do
 		$SM export --no-kallsyms --format $f -o "$W/fz.out" $XM "$c" >/dev/null 2>&1
 		rc=$?
 		[ $rc -le 1 ] || bad="$bad $(basename "$c"):$f:$rc"
 	done
 done
 if [ -z "$bad" ]; then ok export-corpus-replay; else ko "export-corpus-replay:$bad"; fi
+
+# --- diff: two recordings compared by frames ------------------------------------------------
+mkdir -p "$W/ra" "$W/rb"
+cp $X "$W/ra/trace"
+grep -v 'stack_id 40' $X | sed 's/<stack_id 9>/<stack_id 7>/' >"$W/rb/trace"
+cp "$W/basic.bin" "$W/ra/stack_map_bin"
+cp "$W/basic.bin" "$W/rb/stack_map_bin"
+golden diff-folded $SM diff $K "$W/ra" "$W/rb"
+golden diff-folded-normalize $SM diff $K --normalize --by none "$W/ra" "$W/rb"
+golden diff-err-one-input $SM diff $K "$W/ra"
+golden diff-err-format $SM diff $K --format pprof "$W/ra" "$W/rb"
+
+# --- export: SVG rendered by headless Chromium (installed by scripts/setup: fail if not) -----
+golden export-svg $SM export $K --format svg $XM $X
+golden export-svg-module $SM export $K --format svg --color module --by pid $XM $X
+if command -v chromium >/dev/null 2>&1; then
+	CH="chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir=$W/chromium"
+	# svg_render NAME FILE FRAMES: the script ran (status line), no console error, the
+	# screenshot at the SVG's own size is not empty
+	svg_render() {
+		h=$(sed -n 's/^<svg .* height="\([0-9.]*\)".*/\1/p' "$2" | head -1)
+		$CH --enable-logging=stderr --v=0 --dump-dom "file://$2" >"$W/dom" 2>"$W/chr.err"
+		if grep -q "ready: $3 frames" "$W/dom" && ! grep -q 'CONSOLE' "$W/chr.err"; then
+			ok "$1-script"
+		else
+			ko "$1-script"
+			grep CONSOLE "$W/chr.err" | head -3
+		fi
+		$CH --window-size=1200,"${h%.*}" --screenshot="$W/shot.png" "file://$2" \
+			>/dev/null 2>&1
+		expect "$1-screenshot" 'non-background' python3 tests/check_png.py "$W/shot.png" 20 20
+	}
+	$SM export $K --format svg -o "$W/f.svg" $XM $X 2>/dev/null
+	svg_render svg-chromium "$W/f.svg" 21
+	# zoom on sched_switch hides the 7 frames outside it; search shows the matched share
+	$CH --dump-dom "file://$W/f.svg#zoom=sched_switch" 2>/dev/null | grep -c 'display: none' \
+		>"$W/hidden"
+	expect svg-chromium-zoom '^7$' cat "$W/hidden"
+	expect svg-chromium-search 'Matched: 50.00%' $CH --dump-dom "file://$W/f.svg#search=^schedule$"
+	$SM diff $K --format svg -o "$W/d.svg" "$W/ra" "$W/rb" 2>/dev/null
+	svg_render svg-chromium-diff "$W/d.svg" 21
+else
+	ko "svg: chromium not installed (apt-get install chromium; scripts/setup installs it)"
+fi
 
 # --- export: pprof through Debian's go tool pprof (installed by scripts/setup: fail if not) --
 if command -v go >/dev/null 2>&1; then
