@@ -169,6 +169,10 @@ int main(int argc, char **argv)
 		return cmd_record(argc, argv);
 	if (strcmp(cmd, "stat") == 0)
 		return cmd_stat(argc, argv);
+	if (strcmp(cmd, "export") == 0)
+		return cmd_export(argc, argv);
+	if (strcmp(cmd, "diff") == 0)
+		return cmd_diff(argc, argv);
 	if (strcmp(cmd, "help") == 0) {
 		if (argc > 1)
 			sm_cmd_usage(stdout, argv[1]);

@@ -39,6 +39,8 @@ int cmd_dump(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 /* Messages on stderr, always prefixed with "stackmap: " and ended by a newline. */
 __attribute__((format(printf, 1, 2))) void sm_err(const char *fmt, ...);

@@ -133,6 +133,121 @@ golden report-err-bad-map $SM report $K --trace $T --map "$W/bad-magic.bin"
 golden report-err-no-trace $SM report $K --trace "$W/none" --map "$W/basic.bin"
 golden report-err-bad-top $SM report $K --trace $T --map "$W/basic.bin" --top -1
 
+# --- event model (events.h): records of trace text and trace-cmd text ----------------------
+golden events-trace "$B/evdump" $T
+golden events-trace-cmd "$B/evdump" tests/fixtures/trace-cmd.txt
+# tgid column, extra references, user stacks skipped, no cross-CPU attribution
+golden events-model "$B/evdump" tests/fixtures/trace-events.txt
+printf 'sh-1 [000] d..2. 1.000001: sched_switch: prev_comm=sh prev_pid=1' >"$W/trunc.txt"
+golden events-truncated "$B/evdump" "$W/trunc.txt"
+
+# --- export -----------------------------------------------------------------------------
+X=tests/fixtures/trace-export.txt
+XM="--map $W/basic.bin"
+for by in event comm pid none; do
+	golden "export-folded-$by" $SM export $K --format folded --by $by $XM $X
+done
+# off-CPU weights: the fixture's comment lists the switch times (300000 and 1000000 ns)
+golden export-folded-offcpu $SM export $K --format folded --weight offcpu --by pid $XM $X
+golden export-speedscope $SM export $K --format speedscope $XM $X
+$SM export $K --format speedscope -o "$W/s.json" $XM $X 2>/dev/null
+expect export-speedscope-fields 'speedscope ok' python3 tests/check_speedscope.py "$W/s.json" 8
+$SM export $K --format speedscope --weight offcpu -o "$W/s-off.json" $XM $X 2>/dev/null
+expect export-speedscope-offcpu 'speedscope ok' python3 tests/check_speedscope.py "$W/s-off.json" 1300000
+# the trace-cmd text gives the same records
+golden export-folded-trace-cmd $SM export $K --format folded $XM tests/fixtures/trace-cmd.txt
+# bad input: offset and reason, exit 1, no output file (nor its temporary)
+head -c 700 $X >"$W/trunc-trace"
+for f in folded speedscope pprof perfetto svg; do
+	golden "export-err-corrupt-$f" $SM export $K --format $f -o "$W/out.$f" $XM $T
+	golden "export-err-truncated-$f" $SM export $K --format $f -o "$W/out.$f" $XM "$W/trunc-trace"
+	golden "export-err-bad-map-$f" $SM export $K --format $f -o "$W/out.$f" \
+		--map "$W/trunc-record.bin" $X
+done
+if ls "$W" | grep -q '^out\.'; then ko export-no-partial-output; else ok export-no-partial-output; fi
+golden export-err-format $SM export --format png $XM $X
+golden export-err-no-format $SM export $XM $X
+golden export-err-by $SM export --format folded --by cpu $XM $X
+golden export-err-no-input $SM export --format folded $XM "$W/none"
+# fuzz corpus replayed through every exporter: exit 0 or 1, never a crash
+bad=""
+for c in fuzz/corpus/trace/*; do
+	for f in folded speedscope pprof svg; do
+		$SM export --no-kallsyms --format $f -o "$W/fz.out" $XM "$c" >/dev/null 2>&1
+		rc=$?
+		[ $rc -le 1 ] || bad="$bad $(basename "$c"):$f:$rc"
+	done
+done
+if [ -z "$bad" ]; then ok export-corpus-replay; else ko "export-corpus-replay:$bad"; fi
+
+# --- diff: two recordings compared by frames ------------------------------------------------
+mkdir -p "$W/ra" "$W/rb"
+cp $X "$W/ra/trace"
+grep -v 'stack_id 40' $X | sed 's/<stack_id 9>/<stack_id 7>/' >"$W/rb/trace"
+cp "$W/basic.bin" "$W/ra/stack_map_bin"
+cp "$W/basic.bin" "$W/rb/stack_map_bin"
+golden diff-folded $SM diff $K "$W/ra" "$W/rb"
+golden diff-folded-normalize $SM diff $K --normalize --by none "$W/ra" "$W/rb"
+golden diff-err-one-input $SM diff $K "$W/ra"
+golden diff-err-format $SM diff $K --format pprof "$W/ra" "$W/rb"
+
+# --- export: SVG rendered by headless Chromium (installed by scripts/setup: fail if not) -----
+golden export-svg $SM export $K --format svg $XM $X
+golden export-svg-module $SM export $K --format svg --color module --by pid $XM $X
+if command -v chromium >/dev/null 2>&1; then
+	CH="chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir=$W/chromium"
+	# svg_render NAME FILE FRAMES: the script ran (status line), no console error, the
+	# screenshot at the SVG's own size is not empty
+	svg_render() {
+		h=$(sed -n 's/^<svg .* height="\([0-9.]*\)".*/\1/p' "$2" | head -1)
+		$CH --enable-logging=stderr --v=0 --dump-dom "file://$2" >"$W/dom" 2>"$W/chr.err"
+		if grep -q "ready: $3 frames" "$W/dom" && ! grep -q 'CONSOLE' "$W/chr.err"; then
+			ok "$1-script"
+		else
+			ko "$1-script"
+			grep CONSOLE "$W/chr.err" | head -3
+		fi
+		$CH --window-size=1200,"${h%.*}" --screenshot="$W/shot.png" "file://$2" \
+			>/dev/null 2>&1
+		expect "$1-screenshot" 'non-background' python3 tests/check_png.py "$W/shot.png" 20 20
+	}
+	$SM export $K --format svg -o "$W/f.svg" $XM $X 2>/dev/null
+	svg_render svg-chromium "$W/f.svg" 21
+	# zoom on sched_switch hides the 7 frames outside it; search shows the matched share
+	$CH --dump-dom "file://$W/f.svg#zoom=sched_switch" 2>/dev/null | grep -c 'display: none' \
+		>"$W/hidden"
+	expect svg-chromium-zoom '^7$' cat "$W/hidden"
+	expect svg-chromium-search 'Matched: 50.00%' $CH --dump-dom "file://$W/f.svg#search=^schedule$"
+	$SM diff $K --format svg -o "$W/d.svg" "$W/ra" "$W/rb" 2>/dev/null
+	svg_render svg-chromium-diff "$W/d.svg" 21
+else
+	ko "svg: chromium not installed (apt-get install chromium; scripts/setup installs it)"
+fi
+
+# --- export: pprof through Debian's go tool pprof (installed by scripts/setup: fail if not) --
+if command -v go >/dev/null 2>&1; then
+	GP="env HOME=$W GOCACHE=$W/gocache go tool pprof"
+	$SM export $K --format pprof -o "$W/a.pb.gz" $XM $X 2>/dev/null
+	$SM export $K --format folded -o "$W/a.folded" $XM $X 2>/dev/null
+	refs=$($SM report $K --trace $X $XM 2>/dev/null | sed -n 's/.* \([0-9]*\) stack references.*/\1/p')
+	$GP -raw "$W/a.pb.gz" >"$W/a.raw" 2>"$W/err"
+	expect pprof-raw-matches-folded 'pprof matches folded' \
+		python3 tests/check_pprof.py "$W/a.raw" "$W/a.folded" "$refs"
+	golden pprof-top $GP -top "$W/a.pb.gz"
+	golden pprof-traces $GP -traces "$W/a.pb.gz"
+	# -diff_base between two exports: the second recording drops one sched_switch stack
+	grep -v 'stack_id 40' $X >"$W/b-trace"
+	$SM export $K --format pprof -o "$W/b.pb.gz" $XM "$W/b-trace" 2>/dev/null
+	expect pprof-diff-base 'Total samples = 8 ' $GP -top -diff_base "$W/a.pb.gz" "$W/b.pb.gz"
+	expect pprof-diff-base-delta '^ *-1 .*schedule$' $GP -top -diff_base "$W/a.pb.gz" "$W/b.pb.gz"
+	$SM export $K --format pprof --weight offcpu -o "$W/off.pb.gz" $XM $X 2>/dev/null
+	expect pprof-offcpu 'Total samples = 1300us' $GP -top "$W/off.pb.gz"
+else
+	ko "pprof: go not installed (apt-get install golang-go; scripts/setup installs it)"
+fi
+
 # --- stat -------------------------------------------------------------------------------
 golden stat $SM stat tests/fixtures/stat.txt
 golden stat-map $SM stat tests/fixtures/stat.txt --map "$W/basic.bin"
