@@ -222,7 +222,8 @@ int cmd_dump(int argc, char **argv)
 			else
 				sm_err("%s: %s", path, strerror(-ret));
 			td_close(&td);
-			return ret == -EBADMSG ? SM_EXIT_DATA : SM_EXIT_USAGE;
+			return ret == -EBADMSG || ret == -EPROTONOSUPPORT ? SM_EXIT_DATA
+									  : SM_EXIT_USAGE;
 		}
 		sibling = map_opt ? NULL : sm_sibling(path, "stack_map_bin");
 	} else if (map_opt) {

@@ -382,7 +382,9 @@ static int rec_save_dat(struct rdat *rd, const char *dir, const char *ksyms,
 	printf("stackmap: kernel counters (per_cpu/*/stats): %llu events read, %llu lost%s, %llu "
 	       "left in the buffer\n",
 	       (unsigned long long)read, (unsigned long long)lost,
-	       stream ? " (not read in time)" : " (overwritten: the buffer wrapped)",
+	       !lost	? ""
+	       : stream ? " (not read in time)"
+			: " (overwritten: the buffer wrapped)",
 	       (unsigned long long)left);
 	return 0;
 }

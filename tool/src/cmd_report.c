@@ -507,7 +507,8 @@ int cmd_report(int argc, char **argv)
 				       (unsigned long long)terr.offset, terr.msg);
 			else
 				sm_err("%s: %s", trace_path, strerror(-ret));
-			ret = ret == -EBADMSG ? SM_EXIT_DATA : SM_EXIT_USAGE;
+			ret = ret == -EBADMSG || ret == -EPROTONOSUPPORT ? SM_EXIT_DATA
+									 : SM_EXIT_USAGE;
 			td_close(&td);
 			goto out_args;
 		}

@@ -284,6 +284,88 @@ golden record-sigterm $SM --tracefs "$F" record -F text -o "$W/rec" --kallsyms t
 	-- sh -c 'kill -TERM $PPID; exec sleep 5'
 golden record-sigterm-state sh -c "sh tests/run_state.sh $F"
 
+# --- trace.dat input, the plugin, record --format dat ------------------------------------
+D=tests/fixtures/dat
+golden dat-report $SM report --top 2 $D/trace.dat
+golden dat-report-folded $SM report --folded --top 1 $D/trace.dat
+golden dat-dump $SM dump --top 2 $D/trace.dat
+for v in trace-v7.dat trace-v7-none.dat; do
+	# trace-cmd convert made these from trace.dat: version 7, zstd and uncompressed
+	if $SM report --top 2 $D/$v >"$W/v7" 2>&1 && $SM report --top 2 $D/trace.dat | cmp -s - "$W/v7"; then
+		ok "dat-report-$v"
+	else
+		ko "dat-report-$v"
+		head -5 "$W/v7"
+	fi
+done
+cp $D/trace.dat "$W/lonely.dat"
+golden dat-err-no-map $SM report "$W/lonely.dat"
+golden dat-dump-map-option $SM dump --top 1 --map $D/stack_map_bin "$W/lonely.dat"
+head -c 2000 $D/trace.dat >"$W/trunc.dat"
+golden dat-err-truncated $SM report --map $D/stack_map_bin "$W/trunc.dat"
+{ head -c 10 $D/trace.dat; printf '9'; tail -c +12 $D/trace.dat; } >"$W/v9.dat"
+golden dat-err-version $SM report --map $D/stack_map_bin "$W/v9.dat"
+# page commit of CPU 0's first page (offset from the flyrecord table) set past the page
+off=$(od -An -tu8 -j "$(($(grep -abo flyrecord $D/trace.dat | cut -d: -f1) + 10))" -N8 $D/trace.dat | tr -d ' ')
+{ head -c $((off + 8)) $D/trace.dat; printf '\377\377\000\000\000\000\000\000'; tail -c +$((off + 17)) $D/trace.dat; } >"$W/page.dat"
+golden dat-err-page $SM report --map $D/stack_map_bin "$W/page.dat"
+golden dat-err-missing $SM report "$W/none.dat"
+if [ "$tag" = build ] && command -v trace-cmd >/dev/null 2>&1; then
+	export TRACEEVENT_PLUGIN_DIR=$B
+	# every kernel_stack_id event is followed by its frames, as kernel_stack events are
+	trace-cmd report -i $D/trace.dat >"$W/tc" 2>"$W/tcerr"
+	ids=$(grep -c 'kernel_stack_id: *<stack_id' "$W/tc")
+	framed=$(grep -A1 'kernel_stack_id: *<stack_id' "$W/tc" | grep -cE '^=> [A-Za-z_.0-9]+ \([0-9a-f]+\)$')
+	if [ "$ids" -gt 0 ] && [ "$ids" = "$framed" ] && [ ! -s "$W/tcerr" ]; then
+		ok "plugin-frames ($ids id events)"
+	else
+		ko "plugin-frames ($ids id events, $framed with frames)"
+		head -3 "$W/tcerr"
+	fi
+	# the first id event's frames are the ones dump gives for that id (function names)
+	id=$(grep -m1 -o 'kernel_stack_id: *<stack_id [0-9]*' "$W/tc" | grep -o '[0-9]*$')
+	awk -v id="$id" '$0 ~ "<stack_id " id ">$" {on = 1; next} on && /^=> / {print $2; next} on {exit}' \
+		"$W/tc" >"$W/plugin-frames"
+	$SM dump $D/trace.dat | awk -v id="$id" '$1 == "stack_id" {on = $2 == id; next}
+		on && /^  \[/ {sub(/\+.*/, "", $2); print $2}' >"$W/dump-frames"
+	if [ -s "$W/plugin-frames" ] && cmp -s "$W/plugin-frames" "$W/dump-frames"; then
+		ok "plugin-frames-match-dump (stack_id $id)"
+	else
+		ko "plugin-frames-match-dump (stack_id $id)"
+		diff "$W/dump-frames" "$W/plugin-frames" | head -5
+	fi
+	trace-cmd report -O stackmap:file=$D/stack_map_bin -i "$W/lonely.dat" >"$W/tc2" 2>&1
+	if grep -qE '^=> [A-Za-z_.0-9]+ \([0-9a-f]+\)$' "$W/tc2"; then ok plugin-option-file; else ko plugin-option-file; fi
+	trace-cmd report -i "$W/lonely.dat" >"$W/tc3" 2>"$W/tc3err"
+	if [ "$(grep -c 'plugin_stackmap: no stack map' "$W/tc3err")" = 1 ] &&
+		grep -q 'kernel_stack_id: *<stack_id [0-9]*>$' "$W/tc3" && ! grep -q '^=> ' "$W/tc3"; then
+		ok plugin-no-map-says-so-once
+	else
+		ko plugin-no-map-says-so-once
+		head -3 "$W/tc3err"
+	fi
+	unset TRACEEVENT_PLUGIN_DIR
+fi
+sh tests/fake_tracefs.sh "$F" $D/stack_map_bin
+golden record-dat $SM --tracefs "$F" record -e sched -o "$W/recdat" --kallsyms tests/fixtures/kallsyms -- true
+$SM report --top 0 --kallsyms tests/fixtures/kallsyms $D/trace.dat >"$W/fixture-report"
+if $SM report --top 0 "$W/recdat/trace.dat" | cmp -s - "$W/fixture-report"; then
+	ok record-dat-report-matches
+else
+	ko record-dat-report-matches
+fi
+sh tests/fake_tracefs.sh "$F" $D/stack_map_bin
+$SM --tracefs "$F" record -m stream -e sched -o "$W/recstream" --kallsyms tests/fixtures/kallsyms -- true >/dev/null 2>&1
+if $SM report --top 0 "$W/recstream/trace.dat" | cmp -s - "$W/fixture-report"; then
+	ok record-stream-report-matches
+else
+	ko record-stream-report-matches
+fi
+golden record-err-stream-text $SM --tracefs "$F" record -m stream -F both -o "$W/rec" -- true
+golden record-err-mode $SM --tracefs "$F" record -m sometimes -o "$W/rec" -- true
+golden record-help $SM record -h
+golden report-help $SM report --help
+
 # --- global -----------------------------------------------------------------------------
 golden global-version $SM --version
 golden global-no-command $SM
@@ -293,7 +375,7 @@ expect global-help '^Usage: stackmap' $SM --help
 expect global-help-cmd '^Usage: stackmap' $SM dump --help
 # every long option in --help is documented in the man page
 missing=""
-for o in $($SM --help | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
+for o in $( (for c in "" dump report record stat; do $SM $c --help; done) | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
 	grep -q -- "$(echo "$o" | sed 's/-/\\\\-/g')" stackmap.1 || missing="$missing $o"
 done
 if [ -z "$missing" ]; then ok man-page-options; else ko "man-page-options:$missing"; fi
