@@ -702,6 +702,42 @@ int td_open_mem(struct td_file *td, const void *buf, size_t len, struct td_err *
 	return 0;
 }
 
+int td_open_raw(struct td_file *td, const void *pages, size_t len, uint32_t page_size,
+		const char *const *formats)
+{
+	const uint16_t probe = 1;
+	size_t i;
+
+	memset(td, 0, sizeof(*td));
+	td->version = 6;
+	td->big_endian = *(const uint8_t *)&probe != 1;
+	td->long_size = (int)sizeof(long);
+	td->page_size = page_size;
+	if (page_size < 64)
+		return -EINVAL;
+	td->tep = tep_alloc();
+	td->cpus = calloc(1, sizeof(*td->cpus));
+	if (!td->tep || !td->cpus)
+		return -ENOMEM;
+	tep_set_loglevel(TEP_LOG_NONE);
+	tep_set_long_size(td->tep, td->long_size);
+	tep_set_page_size(td->tep, (int)page_size);
+	for (i = 0; formats && formats[i]; i++) {
+		const char *nl = strchr(formats[i], '\n');
+		char sys[64];
+
+		if (!nl || (size_t)(nl - formats[i]) >= sizeof(sys))
+			return -EINVAL;
+		memcpy(sys, formats[i], (size_t)(nl - formats[i]));
+		sys[nl - formats[i]] = '\0';
+		tep_parse_event(td->tep, nl + 1, strlen(nl + 1), sys);
+	}
+	td->cpus[0] = (struct td_cpu){.cpu = 0, .data = pages, .size = len};
+	td->ncpus = 1;
+	td_find_stack_events(td);
+	return 0;
+}
+
 int td_open_file(struct td_file *td, const char *path, struct td_err *err)
 {
 	struct stat st;

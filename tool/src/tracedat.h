@@ -67,6 +67,14 @@ int td_is_tracedat(const void *buf, size_t len);
  */
 int td_open_mem(struct td_file *td, const void *buf, size_t len, struct td_err *err);
 
+/*
+ * td_open_raw() - no file header: one CPU of ring-buffer @pages (page_size each) whose records
+ * follow the given event formats (NULL-terminated list, each entry "SYSTEM\nformat text"),
+ * in the host's byte order and long size. For the fuzzer and tests of the page walk.
+ */
+int td_open_raw(struct td_file *td, const void *pages, size_t len, uint32_t page_size,
+		const char *const *formats);
+
 /* td_open_file() - map @path and td_open_mem() it; -errno when it cannot be read. */
 int td_open_file(struct td_file *td, const char *path, struct td_err *err);
 
