@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,59 +59,91 @@ static void dump_text(struct sm_out *o, struct sm_frames *fr, const struct smbin
 	sm_out_chr(o, '\n');
 }
 
+/* Bytes that are not valid UTF-8 become U+FFFD, so the JSON output is always valid UTF-8. */
+static const char *dump_utf8(const char *s, char *buf, size_t size)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = 0;
+
+	for (; *p && n + 4 < size; p++) {
+		size_t len = *p < 0x80		   ? 1
+			     : (*p & 0xe0) == 0xc0 ? 2
+			     : (*p & 0xf0) == 0xe0 ? 3
+			     : (*p & 0xf8) == 0xf0 ? 4
+						   : 0;
+		size_t k;
+
+		for (k = 1; len && k < len; k++)
+			if ((p[k] & 0xc0) != 0x80)
+				len = 0;
+		if (len == 2 && *p < 0xc2)
+			len = 0; /* overlong */
+		if (!len) {
+			memcpy(buf + n, "\xef\xbf\xbd", 3);
+			n += 3;
+			continue;
+		}
+		memcpy(buf + n, p, len);
+		n += len;
+		p += len - 1;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+static json_object *dump_json_str(const char *s)
+{
+	char buf[1024 * 3 + 8];
+
+	return json_object_new_string(dump_utf8(s, buf, sizeof(buf)));
+}
+
 static void dump_json(struct sm_out *o, struct sm_frames *fr, const struct syms *syms,
 		      int have_syms, const struct smbin_stack *s, int first)
 {
+	json_object *obj = json_object_new_object(), *ips = json_object_new_array();
 	const char *file;
+	char hex[24];
 	uint32_t j;
 	int res, line;
 
-	sm_out_str(o, first ? "\n  {\"id\": " : ",\n  {\"id\": ");
-	sm_out_u64(o, s->id);
-	sm_out_str(o, ", \"ref_count\": ");
-	sm_out_u64(o, s->ref_count);
-	sm_out_str(o, ", \"depth\": ");
-	sm_out_u64(o, s->nr);
-	sm_out_str(o, ", \"ips\": [");
+	json_object_object_add(obj, "id", json_object_new_int64(s->id));
+	json_object_object_add(obj, "ref_count", json_object_new_int64(s->ref_count));
+	json_object_object_add(obj, "depth", json_object_new_int64(s->nr));
 	for (j = 0; j < s->nr; j++) {
-		if (j)
-			sm_out_str(o, ", ");
-		sm_out_chr(o, '"');
-		sm_out_hex16(o, s->ips[j]);
-		sm_out_chr(o, '"');
+		snprintf(hex, sizeof(hex), "0x%016llx", (unsigned long long)s->ips[j]);
+		json_object_array_add(ips, json_object_new_string(hex));
 	}
-	sm_out_chr(o, ']');
+	json_object_object_add(obj, "ips", ips);
 	if (have_syms) {
-		sm_out_str(o, ", \"symbols\": [");
+		json_object *syma = json_object_new_array();
+
 		for (j = 0; j < s->nr; j++) {
 			const char *txt = sm_frame(fr, s->ips[j], SM_FRAME_FULL, &res);
 
-			if (j)
-				sm_out_str(o, ", ");
-			if (res)
-				sm_out_json_str(o, txt);
-			else
-				sm_out_str(o, "null");
+			json_object_array_add(syma, res ? dump_json_str(txt) : NULL);
 		}
-		sm_out_chr(o, ']');
+		json_object_object_add(obj, "symbols", syma);
 	}
 	if (sm_opts.lines) {
-		sm_out_str(o, ", \"lines\": [");
-		for (j = 0; j < s->nr; j++) {
-			if (j)
-				sm_out_str(o, ", ");
-			if (syms_srcline(syms, s->ips[j], &file, &line) == 0) {
-				char tmp[1024];
+		json_object *la = json_object_new_array();
 
+		for (j = 0; j < s->nr; j++) {
+			char tmp[1024];
+
+			if (syms_srcline(syms, s->ips[j], &file, &line) == 0) {
 				snprintf(tmp, sizeof(tmp), "%s:%d", file, line);
-				sm_out_json_str(o, tmp);
+				json_object_array_add(la, dump_json_str(tmp));
 			} else {
-				sm_out_str(o, "null");
+				json_object_array_add(la, NULL);
 			}
 		}
-		sm_out_chr(o, ']');
+		json_object_object_add(obj, "lines", la);
 	}
-	sm_out_chr(o, '}');
+	sm_out_str(o, first ? "\n  " : ",\n  ");
+	sm_out_str(o, json_object_to_json_string_ext(obj, JSON_C_TO_STRING_SPACED |
+								  JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(obj);
 }
 
 static void dump_folded(struct sm_out *o, struct sm_frames *fr, const struct smbin_stack *s)

@@ -26,6 +26,7 @@
 #define REC_DEFAULT_EVENT  "sched:sched_switch"
 #define REC_ESTALE_RETRIES 5
 #define REC_POLL_NS	   (20 * 1000 * 1000) /* streaming: pause when every CPU was empty */
+#define REC_WAIT_NS	   (10 * 1000 * 1000) /* otherwise: how often the command is checked */
 
 enum rec_format { REC_DAT = 1, REC_TEXT = 2, REC_BOTH = 3 };
 
@@ -320,24 +321,30 @@ static int rec_run(char **argv, struct rdat *rd)
 		sm_err("record: cannot run '%s': %s", argv[0], strerror(err));
 		return -1;
 	}
+	/*
+	 * Poll instead of blocking in waitpid(): a signal that arrives before the wait (e.g. while
+	 * reading the exec status above) would otherwise not be forwarded until the command ends.
+	 */
 	for (;;) {
-		pid_t w = waitpid(pid, &status, rd ? WNOHANG : 0);
+		struct timespec ts = {0, REC_WAIT_NS};
+		pid_t w;
 
-		if (w == pid)
-			break;
-		if (w == 0 && rec_stream_poll(rd)) {
-			rd = NULL; /* stop streaming, keep waiting for the command */
-			continue;
-		}
-		if (w < 0 && errno != EINTR) {
-			sm_err("record: waitpid: %s", strerror(errno));
-			return -1;
-		}
 		if (rec_signal && !forwarded) {
 			/* Stop the workload; the trace gathered so far is still saved. */
 			kill(pid, rec_signal == SIGINT ? SIGINT : SIGTERM);
 			forwarded = true;
 		}
+		w = waitpid(pid, &status, WNOHANG);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			sm_err("record: waitpid: %s", strerror(errno));
+			return -1;
+		}
+		if (w == 0 && rd && rec_stream_poll(rd))
+			rd = NULL; /* stop streaming, keep waiting for the command */
+		else if (w == 0 && !rd)
+			nanosleep(&ts, NULL);
 	}
 	return status;
 }

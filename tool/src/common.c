@@ -315,27 +315,6 @@ void sm_out_fmt(struct sm_out *o, const char *fmt, ...)
 	sm_out_mem(o, tmp, (size_t)n);
 }
 
-void sm_out_json_str(struct sm_out *o, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	sm_out_chr(o, '"');
-	for (; *p; p++) {
-		if (*p == '"' || *p == '\\') {
-			sm_out_chr(o, '\\');
-			sm_out_chr(o, (char)*p);
-		} else if (*p < 0x20 || *p >= 0x7f) {
-			/* Control and non-ASCII bytes: escape so the output is always valid JSON. */
-			sm_out_str(o, "\\u00");
-			sm_out_chr(o, sm_hexdig[*p >> 4]);
-			sm_out_chr(o, sm_hexdig[*p & 0xf]);
-		} else {
-			sm_out_chr(o, (char)*p);
-		}
-	}
-	sm_out_chr(o, '"');
-}
-
 /* Frame formatting cache -------------------------------------------------------------- */
 
 void sm_frames_init(struct sm_frames *fr, const struct syms *syms, int lines)

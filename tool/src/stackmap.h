@@ -97,7 +97,6 @@ void sm_out_chr(struct sm_out *o, char c);
 void sm_out_u64(struct sm_out *o, uint64_t v);
 void sm_out_hex16(struct sm_out *o, uint64_t v); /* 0x + 16 digits */
 __attribute__((format(printf, 2, 3))) void sm_out_fmt(struct sm_out *o, const char *fmt, ...);
-void sm_out_json_str(struct sm_out *o, const char *s); /* quoted and escaped */
 
 /* Frame styles for sm_frame(). */
 enum sm_frame_style {

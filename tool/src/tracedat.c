@@ -182,6 +182,39 @@ static int td_header_info(struct td_file *td, struct td_cur *c)
 	return cur_block(c, 8, &d, &n, "header_event");
 }
 
+/*
+ * Parse one event format for its fields only. The "print fmt:" part is replaced by an empty
+ * one: the reader never formats events, and libtraceevent 1.7's print-format parser crashes
+ * on malformed input, so untrusted print formats never reach it; a format with bytes a kernel
+ * never writes (NUL and other control bytes, non-ASCII) is skipped, as fuzz_tracedat found a
+ * NULL strcmp in libtraceevent's field lexer on such bytes.
+ */
+static void td_parse_format(struct td_file *td, const char *text, size_t n, const char *sys)
+{
+	static const char empty[] = "\nprint fmt: \"\"\n";
+	const char *pf = memmem(text, n, "\nprint fmt:", 12);
+	size_t keep = pf ? (size_t)(pf - text) : n;
+	char *copy;
+
+	size_t i;
+
+	if (n > TD_MAX_FORMAT_LEN || n < 6 || memcmp(text, "name: ", 6))
+		return;
+	/* kernel formats are printable ASCII; libtraceevent's lexer crashes on some other bytes */
+	for (i = 0; i < keep; i++)
+		if (((unsigned char)text[i] < 0x20 && text[i] != '\t' && text[i] != '\n') ||
+		    (unsigned char)text[i] >= 0x7f)
+			return;
+	copy = malloc(keep + sizeof(empty));
+	if (!copy)
+		return;
+	memcpy(copy, text, keep);
+	memcpy(copy + keep, empty, sizeof(empty));
+	/* Formats libtraceevent rejects are skipped, as trace-cmd does. */
+	tep_parse_event(td->tep, copy, keep + sizeof(empty) - 1, sys);
+	free(copy);
+}
+
 static int td_formats(struct td_file *td, struct td_cur *c, const char *sys)
 {
 	uint64_t cnt, i;
@@ -193,9 +226,7 @@ static int td_formats(struct td_file *td, struct td_cur *c, const char *sys)
 	for (i = 0; i < cnt; i++) {
 		if (cur_block(c, 8, &d, &n, "event format"))
 			return -EBADMSG;
-		/* Formats libtraceevent rejects are skipped, as trace-cmd does. */
-		if (n <= TD_MAX_FORMAT_LEN)
-			tep_parse_event(td->tep, (const char *)d, n, sys);
+		td_parse_format(td, (const char *)d, n, sys);
 	}
 	return 0;
 }
@@ -730,7 +761,7 @@ int td_open_raw(struct td_file *td, const void *pages, size_t len, uint32_t page
 			return -EINVAL;
 		memcpy(sys, formats[i], (size_t)(nl - formats[i]));
 		sys[nl - formats[i]] = '\0';
-		tep_parse_event(td->tep, nl + 1, strlen(nl + 1), sys);
+		td_parse_format(td, nl + 1, strlen(nl + 1), sys);
 	}
 	td->cpus[0] = (struct td_cpu){.cpu = 0, .data = pages, .size = len};
 	td->ncpus = 1;

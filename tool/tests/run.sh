@@ -79,6 +79,16 @@ golden dump-deep $SM dump $K "$W/deep.bin"
 golden dump-deep-folded $SM dump $K --folded "$W/deep.bin"
 golden dump-trampoline $SM dump $K "$W/trampoline.bin"
 golden dump-trampoline-json $SM dump --no-kallsyms --json "$W/trampoline.bin"
+# JSON through json-c, always valid UTF-8: a symbol name with a stray byte becomes U+FFFD
+printf 'ffffffff81100000 T sched\377ule\nffffffff811000c0 T caf\303\251\nffffffff81100100 T next\n' >"$W/kallsyms-utf8"
+$SM dump --kallsyms "$W/kallsyms-utf8" --json "$W/basic.bin" >"$W/utf8.json"
+if iconv -f UTF-8 -t UTF-8 "$W/utf8.json" >/dev/null 2>&1 && grep -q "$(printf 'sched\357\277\275ule+0x48')" "$W/utf8.json" &&
+	grep -q "$(printf 'caf\303\251+')" "$W/utf8.json"; then
+	ok dump-json-utf8
+else
+	ko dump-json-utf8
+	head -c 300 "$W/utf8.json"
+fi
 golden dump-stdin sh -c "$SM dump $K - < $W/basic-swapped.bin"
 for c in trunc-header bad-magic bad-version hdr-reserved rec-reserved nr-too-big \
 	fewer-records trailing trunc-record trunc-rec-header ids-not-increasing dup-id huge-count; do
@@ -105,7 +115,7 @@ expect elf-symbols '^  \[0\] fixture_leaf\+0x4/0x[0-9a-f]+$' \
 	$SM dump --no-kallsyms --vmlinux "$ELF" "$W/elf.bin"
 expect elf-lines '^  \[1\] fixture_middle\+0x8/0x[0-9a-f]+ .*elf_fixture\.c:[0-9]+$' \
 	$SM dump --no-kallsyms --vmlinux "$ELF" --lines "$W/elf.bin"
-expect elf-lines-json '"lines": \[".*elf_fixture\.c:[0-9]+", ".*elf_fixture\.c:[0-9]+", null\]' \
+expect elf-lines-json '"lines": \[ ".*elf_fixture\.c:[0-9]+", ".*elf_fixture\.c:[0-9]+", null \]' \
 	$SM dump --no-kallsyms --vmlinux "$ELF" --lines --json "$W/elf.bin"
 # KASLR: runtime addresses are 0x1000000 above the ELF ones; kallsyms gives _text and modules.
 shift=16777216
