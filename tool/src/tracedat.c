@@ -182,29 +182,93 @@ static int td_header_info(struct td_file *td, struct td_cur *c)
 	return cur_block(c, 8, &d, &n, "header_event");
 }
 
+static int td_is_num(const char *p, const char *end, unsigned long *v)
+{
+	unsigned long n = 0;
+	const char *q = p;
+
+	while (q < end && *q >= '0' && *q <= '9' && q - p < 9)
+		n = n * 10 + (unsigned long)(*q++ - '0');
+	*v = n;
+	return q > p && q == end;
+}
+
+/*
+ * td_format_ok() - the part of a format before "print fmt:" follows the kernel's grammar:
+ * "name: N", "ID: N", "format:", then empty lines and
+ * "\tfield:DECL;\toffset:N;\tsize:N;\tsigned:N;" lines with sane numbers (an array DECL[K]
+ * needs K >= 1 dividing a size >= K; size 0 only for a flexible array DECL[]). libtraceevent 1.7's field parser crashes on other input
+ * (fuzz_tracedat found a NULL strcmp and a division by zero), so nothing else reaches it.
+ */
+static int td_format_ok(const char *text, size_t n)
+{
+	const char *p = text, *end = text + n;
+	int line = 0;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *q, *br;
+		unsigned long off, size, sign, k;
+
+		if (!nl)
+			nl = end;
+		for (q = p; q < nl; q++)
+			if ((unsigned char)*q < 0x20 ? *q != '\t' : (unsigned char)*q >= 0x7f)
+				return 0;
+		if (line == 0 && (nl - p < 7 || memcmp(p, "name: ", 6)))
+			return 0;
+		if (line == 1 && (nl - p < 5 || memcmp(p, "ID: ", 4) || !td_is_num(p + 4, nl, &k)))
+			return 0;
+		if (line == 2 && (nl - p != 7 || memcmp(p, "format:", 7)))
+			return 0;
+		if (line > 2 && nl > p) {
+			const char *o = memmem(p, (size_t)(nl - p), ";\toffset:", 9);
+			const char *z = o ? memmem(o, (size_t)(nl - o), ";\tsize:", 7) : NULL;
+			const char *g = z ? memmem(z, (size_t)(nl - z), ";\tsigned:", 9) : NULL;
+
+			if (nl - p < 8 || memcmp(p, "\tfield:", 7) || !o || !z || !g ||
+			    nl[-1] != ';' || !td_is_num(o + 9, z, &off) ||
+			    !td_is_num(z + 7, g, &size) || !td_is_num(g + 9, nl - 1, &sign) ||
+			    size > 65536 || off > 65536 || sign > 1)
+				return 0;
+			for (q = p + 7; q < o; q++)
+				if (!(*q == '_' || *q == ' ' || *q == '*' || *q == '[' ||
+				      *q == ']' || (*q >= 'a' && *q <= 'z') ||
+				      (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9')))
+					return 0;
+			br = memchr(p + 7, '[', (size_t)(o - p - 7));
+			if (br) {
+				const char *cl = memchr(br, ']', (size_t)(o - br));
+
+				if (!cl || memchr(cl + 1, '[', (size_t)(o - cl - 1)))
+					return 0;
+				if (cl > br + 1 &&
+				    (!td_is_num(br + 1, cl, &k) || !k || size < k || size % k))
+					return 0;
+			} else if (size == 0) {
+				return 0; /* only a flexible array ("buf[]") has size 0 */
+			}
+		}
+		line++;
+		p = nl + 1;
+	}
+	return line > 3;
+}
+
 /*
  * Parse one event format for its fields only. The "print fmt:" part is replaced by an empty
  * one: the reader never formats events, and libtraceevent 1.7's print-format parser crashes
- * on malformed input, so untrusted print formats never reach it; a format with bytes a kernel
- * never writes (NUL and other control bytes, non-ASCII) is skipped, as fuzz_tracedat found a
- * NULL strcmp in libtraceevent's field lexer on such bytes.
+ * on malformed input, so untrusted print formats never reach it; the rest must pass
+ * td_format_ok().
  */
 static void td_parse_format(struct td_file *td, const char *text, size_t n, const char *sys)
 {
 	static const char empty[] = "\nprint fmt: \"\"\n";
-	const char *pf = memmem(text, n, "\nprint fmt:", 12);
+	const char *pf = memmem(text, n, "\nprint fmt:", 11);
 	size_t keep = pf ? (size_t)(pf - text) : n;
 	char *copy;
 
-	size_t i;
-
-	if (n > TD_MAX_FORMAT_LEN || n < 6 || memcmp(text, "name: ", 6))
+	if (n > TD_MAX_FORMAT_LEN || !td_format_ok(text, keep))
 		return;
-	/* kernel formats are printable ASCII; libtraceevent's lexer crashes on some other bytes */
-	for (i = 0; i < keep; i++)
-		if (((unsigned char)text[i] < 0x20 && text[i] != '\t' && text[i] != '\n') ||
-		    (unsigned char)text[i] >= 0x7f)
-			return;
 	copy = malloc(keep + sizeof(empty));
 	if (!copy)
 		return;
