@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define DUMP_DEFAULT_FILE "/sys/kernel/tracing/stack_map_bin"
 
@@ -178,12 +179,13 @@ int cmd_dump(int argc, char **argv)
 	enum dump_sort sort = SORT_ID;
 	const struct smbin_stack **order = NULL;
 	unsigned long top = 0;
-	int have_top = 0, have_sort = 0, have_syms = 0, ret, c, derr;
+	int have_top = 0, have_sort = 0, have_syms = 0, ret, c, derr = 0;
 	const char *path = DUMP_DEFAULT_FILE, *map_opt = NULL;
 	char *sibling = NULL;
 	struct td_file td = {0};
 	struct td_err terr = {0};
-	int is_dat;
+	int is_dat, inside = 0;
+	char what[4200];
 	struct smbin_map map;
 	struct sm_frames fr;
 	struct sm_out out;
@@ -265,6 +267,12 @@ int cmd_dump(int argc, char **argv)
 	}
 	ret = sm_load_syms_text(&syms, &have_syms, is_dat ? td.kallsyms : NULL, td.kallsyms_len,
 				path);
+	/* no stack_map_bin next to the trace.dat: the copy inside it, if it has one */
+	if (!ret && is_dat && sibling && access(sibling, F_OK) && td.stackmap) {
+		snprintf(what, sizeof(what), "%s (stack map inside)", path);
+		derr = sm_load_map_buf(what, td.stackmap, td.stackmap_len, &map, 1);
+		inside = 1;
+	}
 	td_close(&td);
 	if (ret) {
 		free(sibling);
@@ -273,7 +281,8 @@ int cmd_dump(int argc, char **argv)
 	if (is_dat)
 		path = map_opt ? map_opt : sibling;
 	/* On malformed data, print what decoded cleanly, then the error line. */
-	derr = path ? sm_load_map(path, &map, 1) : SM_EXIT_USAGE;
+	if (!inside)
+		derr = path ? sm_load_map(path, &map, 1) : SM_EXIT_USAGE;
 	if (derr == SM_EXIT_USAGE) {
 		syms_free(&syms);
 		free(sibling);

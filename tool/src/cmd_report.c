@@ -419,7 +419,8 @@ int cmd_report(int argc, char **argv)
 	struct td_file td = {0};
 	struct td_err terr = {0};
 	struct rd_stats rst;
-	int is_dat = 0;
+	int is_dat = 0, map_sibling = 0;
+	char what[4200];
 	size_t len;
 
 	opterr = 0;
@@ -490,9 +491,11 @@ int cmd_report(int argc, char **argv)
 			ret = SM_EXIT_USAGE;
 			goto out_args;
 		}
-		/* a trace.dat's map is the stack_map_bin next to it */
-		if (is_dat && !map_path)
+		/* a trace.dat's map is the stack_map_bin next to it, else the one inside it */
+		if (is_dat && !map_path) {
 			map_path = sm_sibling(trace_path, "stack_map_bin");
+			map_sibling = 1;
+		}
 	}
 	if (!trace_path || !map_path) {
 		sm_err("report: needs --trace FILE and --map FILE (or -i DIR, or a trace.dat)");
@@ -523,7 +526,12 @@ int cmd_report(int argc, char **argv)
 	sm_frames_init(&fr, have_syms ? &syms : NULL, sm_opts.lines);
 	tp_ctx_init(&ctx);
 	tp_strtab_init(&r.full);
-	ret = sm_load_map(map_path, &map, 0);
+	if (map_sibling && access(map_path, F_OK) && td.stackmap) {
+		snprintf(what, sizeof(what), "%s (stack map inside)", trace_path);
+		ret = sm_load_map_buf(what, td.stackmap, td.stackmap_len, &map, 0);
+	} else {
+		ret = sm_load_map(map_path, &map, 0);
+	}
 	if (ret)
 		goto out;
 	r.map = &map;

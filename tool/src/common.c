@@ -177,6 +177,34 @@ void sm_map_error_flush(void)
 	sm_map_error[0] = '\0';
 }
 
+int sm_load_map_buf(const char *what, const void *data, size_t len, struct smbin_map *map,
+		    int defer)
+{
+	struct smbin_err err;
+	char *buf = malloc(len + 1);
+	int ret;
+
+	memset(map, 0, sizeof(*map));
+	if (!buf) {
+		sm_err("out of memory");
+		return SM_EXIT_USAGE;
+	}
+	memcpy(buf, data, len);
+	ret = smbin_decode_owned(buf, len, map, &err);
+	if (ret == -EBADMSG) {
+		snprintf(sm_map_error, sizeof(sm_map_error), "%s: offset %llu: %s", what,
+			 (unsigned long long)err.offset, err.msg);
+		if (!defer)
+			sm_map_error_flush();
+		return SM_EXIT_DATA;
+	}
+	if (ret) {
+		sm_err("%s: %s", what, strerror(-ret));
+		return SM_EXIT_USAGE;
+	}
+	return 0;
+}
+
 int sm_load_map(const char *path, struct smbin_map *map, int defer)
 {
 	struct smbin_err err;

@@ -240,7 +240,8 @@ int rdat_finish(struct rdat *rd, const char *outdir, const char *ksyms_path,
 {
 	struct rdat_fmts f = {0};
 	struct td_write_info wi = {0};
-	char *hp = NULL, *he = NULL, *ks = NULL, *pk = NULL, *cl = NULL, *clock = NULL;
+	char *hp = NULL, *he = NULL, *ks = NULL, *pk = NULL, *cl = NULL, *clock = NULL, *sm = NULL;
+	size_t sml = 0;
 	char **stats = NULL, tmp[4096], dst[4096];
 	size_t i, j, hpl, hel, ksl, pkl, cll, clockl;
 	struct stat st;
@@ -263,6 +264,10 @@ int rdat_finish(struct rdat *rd, const char *outdir, const char *ksyms_path,
 			goto out;
 		}
 	}
+	/* the map saved beside (DIR/stack_map_bin) is stored inside too */
+	snprintf(tmp, sizeof(tmp), "%s/stack_map_bin", outdir);
+	if (smbin_read_file(tmp, &sm, &sml))
+		sm = NULL;
 	ret = rdat_add_events(&f, "ftrace", NULL, "ftrace");
 	/* one entry per system, in the order given; a system named twice is written once */
 	for (i = 0; i < nevents && !ret; i++) {
@@ -317,6 +322,8 @@ int rdat_finish(struct rdat *rd, const char *outdir, const char *ksyms_path,
 		.cmdlines = cl,
 		.cmdlines_len = cll,
 		.trace_clock = clock,
+		.stackmap = sm,
+		.stackmap_len = sml,
 		.cpustats = (const char *const *)stats,
 		.ncpus = rd->ncpus,
 		.cpu_fds = rd->tmp,
@@ -365,6 +372,7 @@ out:
 	free(pk);
 	free(cl);
 	free(clock);
+	free(sm);
 	return ret;
 }
 

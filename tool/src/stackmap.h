@@ -75,6 +75,9 @@ int sm_load_syms_text(struct syms *s, int *have_syms, const char *text, size_t l
  */
 int sm_load_map(const char *path, struct smbin_map *map, int defer);
 void sm_map_error_flush(void);
+/* The same for a map held in memory (e.g. inside a trace.dat); @what names it in messages. */
+int sm_load_map_buf(const char *what, const void *data, size_t len, struct smbin_map *map,
+		    int defer);
 
 /* 1 when @path starts with the trace.dat magic, 0 when not ("-" too), -errno if unreadable. */
 int sm_is_tracedat(const char *path);

@@ -467,6 +467,9 @@ static int td_v7_options(struct td_file *td, struct td_v7 *v, uint64_t off, stru
 						       "option %llu of %zu bytes",
 						       (unsigned long long)id, n);
 				v->sect[id] = td_get(d, 8, td->big_endian);
+			} else if (id == TD_OPT_STACKMAP) {
+				td->stackmap = d;
+				td->stackmap_len = n;
 			} else if (id == TD_OPT_BUFFER && n > 9 && d[8] == '\0' && !v->buffer) {
 				/* the top instance has the empty name */
 				v->buffer = d;
@@ -684,6 +687,10 @@ static int td_v6_open(struct td_file *td, struct td_cur *c, struct td_err *err)
 			if (cur_num(c, 4, &size, "option size") ||
 			    cur_need(c, (size_t)size, "option"))
 				return -EBADMSG;
+			if (id == TD_OPT_STACKMAP) {
+				td->stackmap = c->p + c->pos;
+				td->stackmap_len = (size_t)size;
+			}
 			c->pos += (size_t)size;
 		}
 		if (cur_need(c, 10, "data tag"))
@@ -1153,6 +1160,11 @@ int td_write_v6(int fd, const struct td_write_info *wi)
 		wb_num(w, TD_OPT_TRACECLOCK, 2);
 		wb_num(w, strlen(wi->trace_clock) + 1, 4);
 		wb_mem(w, wi->trace_clock, strlen(wi->trace_clock) + 1);
+	}
+	if (wi->stackmap) {
+		wb_num(w, TD_OPT_STACKMAP, 2);
+		wb_num(w, wi->stackmap_len, 4);
+		wb_mem(w, wi->stackmap, wi->stackmap_len);
 	}
 	for (cpu = 0; wi->cpustats && cpu < wi->ncpus; cpu++) {
 		char head[32];

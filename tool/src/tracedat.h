@@ -22,6 +22,11 @@ struct tep_event;
 
 #define TD_MAGIC     "\x17\x08\x44tracing"
 #define TD_MAGIC_LEN 10
+/*
+ * Option id of the stack map stored in a trace.dat we write (stack_map_bin as read at the end
+ * of the recording). trace-cmd skips option ids it does not know.
+ */
+#define TD_OPT_STACKMAP 0x534d
 
 struct td_err {
 	uint64_t offset; /* byte offset in the file (in the decompressed section for v7) */
@@ -46,6 +51,8 @@ struct td_file {
 	struct tep_handle *tep;
 	const char *kallsyms; /* text, NUL-terminated copy; NULL if the file has none */
 	size_t kallsyms_len;
+	const uint8_t *stackmap; /* option TD_OPT_STACKMAP, NULL if absent */
+	size_t stackmap_len;
 	struct td_cpu *cpus;
 	int ncpus;
 	char **owned; /* decompressed blocks and copies */
@@ -136,6 +143,8 @@ struct td_write_info {
 	const char *kallsyms, *printk, *cmdlines;
 	size_t kallsyms_len, printk_len, cmdlines_len;
 	const char *trace_clock; /* e.g. "local"; NULL: not written */
+	const void *stackmap; /* stack_map_bin to store as option TD_OPT_STACKMAP, or NULL */
+	size_t stackmap_len;
 	const char *const *cpustats; /* per CPU, the text of per_cpu/cpuN/stats, or NULL */
 	int ncpus;
 	const int *cpu_fds; /* per CPU: a file holding the raw pages, read from offset 0 */

@@ -5,6 +5,9 @@
 datfix.py shrink IN.dat MAP OUT.dat PAGES
     Copy a version 6 trace.dat keeping the first PAGES pages of every CPU and only the kallsyms
     lines that cover the addresses of MAP (a stack_map_bin), so the fixture stays small.
+datfix.py replicate IN.dat OUT.dat COPIES
+    Repeat every CPU's pages COPIES times, each copy shifted in time past the previous one (page
+    timestamps), to make a large trace.dat for the report benchmark (tests/bench-report.sh).
 datfix.py explode IN.dat DIR
     Write the parts of a version 6 trace.dat as the files of a tracefs tree: events/header_page,
     events/header_event, events/SYSTEM/EVENT/format, per_cpu/cpuN/trace_pipe_raw (the pages),
@@ -173,9 +176,28 @@ def explode(inp, out):
     put("saved_cmdlines", dat.cmdlines)
 
 
+def replicate(inp, out, copies):
+    dat = Dat(open(inp, "rb").read())
+    ps = dat.page_size
+    stamps = [struct.unpack_from("<Q", c, o)[0] for c in dat.cpus for o in range(0, len(c), ps)]
+    span = max(stamps) - min(stamps) + 1000000
+    cpus = []
+    for c in dat.cpus:
+        big = bytearray(c * copies)
+        for k in range(copies):
+            for o in range(0, len(c), ps):
+                at = k * len(c) + o
+                ts = struct.unpack_from("<Q", big, at)[0]
+                struct.pack_into("<Q", big, at, ts + k * span)
+        cpus.append(bytes(big))
+    write_v6(dat, out, cpus, dat.kallsyms)
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "shrink":
         shrink(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
+    elif sys.argv[1] == "replicate":
+        replicate(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     elif sys.argv[1] == "explode":
         explode(sys.argv[2], sys.argv[3])
     else:

@@ -364,6 +364,22 @@ if $SM report --top 0 "$W/recdat/trace.dat" | cmp -s - "$W/fixture-report"; then
 else
 	ko record-dat-report-matches
 fi
+# the map is inside the trace.dat as well: the file alone is enough
+cp "$W/recdat/trace.dat" "$W/alone.dat"
+if $SM report --top 0 "$W/alone.dat" | cmp -s - "$W/fixture-report" &&
+	$SM dump --top 1 "$W/alone.dat" | grep -q '^stack_id'; then
+	ok record-dat-map-inside
+else
+	ko record-dat-map-inside
+fi
+if [ "$tag" = build ] && command -v trace-cmd >/dev/null 2>&1; then
+	# trace-cmd skips the option it does not know and reads the rest
+	if trace-cmd report -i "$W/alone.dat" 2>&1 | grep -c 'kernel_stack_id: *<stack_id' | grep -qx 217; then
+		ok record-dat-trace-cmd-reads
+	else
+		ko record-dat-trace-cmd-reads
+	fi
+fi
 sh tests/fake_tracefs.sh "$F" $D/stack_map_bin
 $SM --tracefs "$F" record -m stream -e sched -o "$W/recstream" --kallsyms tests/fixtures/kallsyms -- true >/dev/null 2>&1
 if $SM report --top 0 "$W/recstream/trace.dat" | cmp -s - "$W/fixture-report"; then
