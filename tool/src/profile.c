@@ -168,7 +168,8 @@ static long pf_loc_addr(struct pf *p, uint64_t addr)
 
 	if (f < 0)
 		return f;
-	return pf_loc(p, addr, (uint32_t)f);
+	/* the trampoline sentinel is not an address in any mapping */
+	return pf_loc(p, addr == SMBIN_TRAMPOLINE ? 0 : addr, (uint32_t)f);
 }
 
 /* Stacks ---------------------------------------------------------------------------------- */

@@ -172,7 +172,7 @@ golden export-err-no-input $SM export --format folded $XM "$W/none"
 # fuzz corpus replayed through every exporter: exit 0 or 1, never a crash
 bad=""
 for c in fuzz/corpus/trace/*; do
-	for f in folded speedscope pprof svg; do
+	for f in folded speedscope pprof perfetto svg; do
 		$SM export --no-kallsyms --format $f -o "$W/fz.out" $XM "$c" >/dev/null 2>&1
 		rc=$?
 		[ $rc -le 1 ] || bad="$bad $(basename "$c"):$f:$rc"
@@ -224,6 +224,25 @@ if command -v chromium >/dev/null 2>&1; then
 	svg_render svg-chromium-diff "$W/d.svg" 21
 else
 	ko "svg: chromium not installed (apt-get install chromium; scripts/setup installs it)"
+fi
+
+# --- export: Perfetto trace decoded by protoc against our schema subset (fail if missing) ---
+if command -v protoc >/dev/null 2>&1; then
+	$SM export $K --format perfetto -o "$W/t.perfetto" $XM $X 2>/dev/null
+	protoc --decode=perfetto.protos.Trace tests/perfetto_subset.proto <"$W/t.perfetto" \
+		>"$W/t.decoded" 2>"$W/err"
+	"$B/evdump" $X >"$W/t.events"
+	$SM export $K --format folded -o "$W/t.folded" $XM $X 2>/dev/null
+	golden perfetto-decoded python3 tests/check_perfetto.py "$W/t.decoded"
+	expect perfetto-event-by-event 'perfetto matches the trace' \
+		python3 tests/check_perfetto.py "$W/t.decoded" "$W/t.events" "$W/t.folded"
+	$SM export $K --format perfetto --by pid -o "$W/t2.perfetto" $XM tests/fixtures/trace-events.txt \
+		2>/dev/null
+	protoc --decode=perfetto.protos.Trace tests/perfetto_subset.proto <"$W/t2.perfetto" \
+		>"$W/t2.decoded" 2>"$W/err"
+	golden perfetto-decoded-tgid python3 tests/check_perfetto.py "$W/t2.decoded"
+else
+	ko "perfetto: protoc not installed (apt-get install protobuf-compiler; scripts/setup installs it)"
 fi
 
 # --- export: pprof through Debian's go tool pprof (installed by scripts/setup: fail if not) --
