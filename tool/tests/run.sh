@@ -318,7 +318,7 @@ done
 if [ -z "$missing" ]; then ok man-page-options; else ko "man-page-options:$missing"; fi
 
 # --- fuzz corpus replay (plain main) ------------------------------------------------------
-for t in smbin:bin trace:trace; do
+for t in smbin:bin trace:trace export:trace; do
 	if "$B/replay_${t%%:*}" fuzz/corpus/${t#*:}/* >"$W/out" 2>&1; then
 		ok "corpus-replay-${t%%:*}"
 	else
