@@ -147,6 +147,13 @@ XM="--map $W/basic.bin"
 for by in event comm pid none; do
 	golden "export-folded-$by" $SM export $K --format folded --by $by $XM $X
 done
+# export folded carries the same stacks and counts as report --folded (ids the map lacks are
+# "[missing stack_id N]" there); lines summed per path, since export merges stacks by frames
+agg() { sed 's/\[missing stack_id \([0-9]*\)\]/[unknown stack \1]/' | awk '{
+	n = $NF; $NF = ""; s[$0] += n } END { for (k in s) print k s[k] }' | sort; }
+$SM report $K --folded --trace $X $XM 2>/dev/null | agg >"$W/rep.agg"
+$SM export $K --format folded $XM $X 2>/dev/null | agg >"$W/exp.agg"
+expect export-folded-equals-report '.' sh -c "cmp '$W/rep.agg' '$W/exp.agg' && cat '$W/exp.agg'"
 # off-CPU weights: the fixture's comment lists the switch times (300000 and 1000000 ns)
 golden export-folded-offcpu $SM export $K --format folded --weight offcpu --by pid $XM $X
 golden export-speedscope $SM export $K --format speedscope $XM $X
