@@ -176,6 +176,8 @@ golden export-err-format $SM export --format png $XM $X
 golden export-err-no-format $SM export $XM $X
 golden export-err-by $SM export --format folded --by cpu $XM $X
 golden export-err-no-input $SM export --format folded $XM "$W/none"
+mkdir -p "$W/datonly" && : >"$W/datonly/trace.dat"
+golden export-err-tracedat-only $SM export --format folded "$W/datonly"
 # fuzz corpus replayed through every exporter: exit 0 or 1, never a crash
 bad=""
 for c in fuzz/corpus/trace/*; do
