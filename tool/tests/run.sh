@@ -138,6 +138,20 @@ golden events-trace "$B/evdump" $T
 golden events-trace-cmd "$B/evdump" tests/fixtures/trace-cmd.txt
 # tgid column, extra references, user stacks skipped, no cross-CPU attribution
 golden events-model "$B/evdump" tests/fixtures/trace-events.txt
+# a CPU's event held back by more than TP_WINDOW (4096) waiting records is delivered without
+# its stack; the late reference becomes an EV_F_EXTRA record of the same event
+{
+	echo "a-1 [000] d..2. 1.000000: kmem_cache_alloc: x"
+	i=0
+	while [ $i -lt 5000 ]; do
+		echo "b-2 [001] d..2. 1.000001: kmem_cache_alloc: y"
+		echo "b-2 [001] d..2. 1.000001: <stack_id 3>"
+		i=$((i + 1))
+	done
+	echo "a-1 [000] d..2. 1.000002: <stack_id 9>"
+} >"$W/window.txt"
+"$B/evdump" "$W/window.txt" | grep -v "comm='b'" >"$W/window.out"
+expect events-window "^#0 .*comm='a' .*type=kmem_cache_alloc extra stack_id=9$" cat "$W/window.out"
 printf 'sh-1 [000] d..2. 1.000001: sched_switch: prev_comm=sh prev_pid=1' >"$W/trunc.txt"
 golden events-truncated "$B/evdump" "$W/trunc.txt"
 
@@ -171,6 +185,8 @@ for f in folded speedscope pprof perfetto svg; do
 	golden "export-err-bad-map-$f" $SM export $K --format $f -o "$W/out.$f" \
 		--map "$W/trunc-record.bin" $X
 done
+{ head -3 $X; printf 'bin\000ary\n'; tail -n +4 $X; } >"$W/nul-trace"
+golden export-err-nul $SM export $K --format pprof -o "$W/out.pprof" $XM "$W/nul-trace"
 if ls "$W" | grep -q '^out\.'; then ko export-no-partial-output; else ok export-no-partial-output; fi
 golden export-err-format $SM export --format png $XM $X
 golden export-err-no-format $SM export $XM $X
