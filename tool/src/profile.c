@@ -168,7 +168,8 @@ static long pf_loc_addr(struct pf *p, uint64_t addr)
 
 	if (f < 0)
 		return f;
-	return pf_loc(p, addr, (uint32_t)f);
+	/* the trampoline sentinel is not an address in any mapping */
+	return pf_loc(p, addr == SMBIN_TRAMPOLINE ? 0 : addr, (uint32_t)f);
 }
 
 /* Stacks ---------------------------------------------------------------------------------- */
@@ -188,14 +189,36 @@ static uint64_t pf_stack_hash(const struct pf *p, uint32_t i)
 	return pf_frames_hash(p->frames + p->stacks[i].first, p->stacks[i].nr);
 }
 
-/* The stack made of the @nr locations just appended at p->frames[p->nframes - nr ..]. */
+static int pf_push_frame(struct pf *p, long loc);
+
+/*
+ * The stack made of the @nr locations just appended at p->frames[p->nframes - nr ..]. A stack
+ * without frames (a <stack trace> block with no lines, a map record of depth 0) becomes one
+ * "[empty stack]" frame, so that every format shows it.
+ */
 static long pf_stack_commit(struct pf *p, size_t nr)
 {
 	struct pf_index *ix = &p->stack_idx;
-	const uint32_t *fr = p->frames + p->nframes - nr;
-	uint64_t h = pf_frames_hash(fr, nr);
+	const uint32_t *fr;
+	uint64_t h;
 	size_t j;
 
+	if (!nr) {
+		long name = pf_intern(p, "[empty stack]", strlen("[empty stack]")), f;
+		int ret;
+
+		if (name < 0)
+			return name;
+		f = pf_func(p, (uint32_t)name, 0);
+		if (f < 0)
+			return f;
+		ret = pf_push_frame(p, pf_loc(p, 0, (uint32_t)f));
+		if (ret)
+			return ret;
+		nr = 1;
+	}
+	fr = p->frames + p->nframes - nr;
+	h = pf_frames_hash(fr, nr);
 	if (pf_index_grow(ix, p, pf_stack_hash))
 		return -ENOMEM;
 	for (j = h & ix->mask; ix->slots[j]; j = (j + 1) & ix->mask) {

@@ -261,7 +261,8 @@ static void tp_task(const char *p, size_t len, struct tp_line *out)
 	out->comm_len = d - 1 - s;
 }
 
-void tp_parse_line(const char *line, size_t len, struct tp_line *out)
+/* @task: also parse comm, pid, tgid, timestamp and the fields (the record interface). */
+static void tp_parse(const char *line, size_t len, struct tp_line *out, int task)
 {
 	size_t i = 0, hdr, br = 0, tsoff = 0;
 	int cpu = -1;
@@ -300,10 +301,12 @@ void tp_parse_line(const char *line, size_t len, struct tp_line *out)
 		return;
 	}
 	out->cpu = cpu;
-	tp_task(line, br, out);
-	out->ts_ns = tp_ts_ns(line + tsoff, hdr - tsoff);
+	if (task) {
+		tp_task(line, br, out);
+		out->ts_ns = tp_ts_ns(line + tsoff, hdr - tsoff);
+	}
 	tp_body(line + hdr, len - hdr, out);
-	if (out->kind == TP_EVENT && out->name >= line && out->name < line + len) {
+	if (task && out->kind == TP_EVENT && out->name >= line && out->name < line + len) {
 		const char *f = out->name + out->name_len;
 		const char *end = line + len;
 
@@ -314,6 +317,11 @@ void tp_parse_line(const char *line, size_t len, struct tp_line *out)
 		out->fields = f;
 		out->fields_len = (size_t)(end - f);
 	}
+}
+
+void tp_parse_line(const char *line, size_t len, struct tp_line *out)
+{
+	tp_parse(line, len, out, 1);
 }
 
 /* String table ---------------------------------------------------------------------------- */
@@ -597,7 +605,7 @@ static long tp_intern_event(struct tp_ctx *ctx, const char *name, size_t len)
 
 static int tp_note_bad(struct tp_ctx *ctx, uint64_t offset, const char *reason)
 {
-	if (!ctx->bad_reason) {
+	if (!ctx->bad_reason || offset < ctx->bad_offset) {
 		ctx->bad_offset = offset;
 		ctx->bad_reason = reason;
 	}
@@ -619,6 +627,16 @@ static int tp_emit(struct tp_ctx *ctx, ev_fn fn, void *arg)
 
 	ctx->head++;
 	r->type_name = ctx->events.strs[r->type];
+	/*
+	 * Delivered while still the latest event of its CPU (the window was full): keep a copy
+	 * for the references that may still follow it on that CPU.
+	 */
+	if (r->cpu >= 0 && (size_t)r->cpu < ctx->ncpu && ctx->cpus[r->cpu].have_event &&
+	    ctx->cpus[r->cpu].slot == ctx->head - 1) {
+		ctx->cpus[r->cpu].last = *r;
+		ctx->cpus[r->cpu].last.stack.kind = EV_STACK_NONE;
+		ctx->cpus[r->cpu].last.flags &= ~(uint32_t)EV_F_EXTRA;
+	}
 	if (r->stack.kind == EV_STACK_FULL) {
 		if (s->noffs > ctx->fptr_cap) {
 			const char **n = realloc(ctx->fptr, s->noffs * sizeof(*n));
@@ -748,14 +766,15 @@ static int tp_on_event(struct tp_ctx *ctx, const struct tp_line *l, ev_fn fn, vo
 	tp_fill_task(&s->rec, l);
 	s->rec.seq = ctx->seq++;
 	s->rec.type = (uint32_t)ev;
-	if (l->name_len == strlen("sched_switch") && memcmp(l->name, "sched_switch", 12) == 0 &&
+	/* (the stack-reference interface has no use for the switch fields) */
+	if (!ctx->legacy_fn && l->name_len == strlen("sched_switch") &&
+	    memcmp(l->name, "sched_switch", 12) == 0 &&
 	    tp_parse_switch(l->fields, l->fields_len, &s->rec.sw) == 0)
 		s->rec.flags |= EV_F_SWITCH;
 	if (c) {
 		s->open = 1;
 		c->slot = ctx->tail - 1;
-		c->have_event = 1;
-		c->last = s->rec;
+		c->have_event = 1; /* c->last is filled only if the slot is delivered early */
 	}
 	return tp_drain(ctx, fn, arg, 0);
 }
@@ -776,12 +795,20 @@ static struct tp_slot *tp_ref_slot(struct tp_ctx *ctx, const struct tp_line *l, 
 			return s;
 		}
 	}
+	if (c && c->have_event && c->slot >= ctx->head) {
+		/* the CPU's event is still waiting: copy it before tp_push() may move the ring */
+		ctx->tmp = tp_at(ctx, c->slot)->rec;
+		ctx->tmp.stack.kind = EV_STACK_NONE;
+		ctx->tmp.flags &= ~(uint32_t)EV_F_EXTRA;
+	} else if (c && c->have_event) {
+		ctx->tmp = c->last;
+	}
 	s = tp_push(ctx);
 	if (!s)
 		return NULL;
 	*pos = ctx->tail - 1;
 	if (c && c->have_event) {
-		s->rec = c->last;
+		s->rec = ctx->tmp;
 		s->rec.flags |= EV_F_EXTRA;
 		ctx->extra++;
 		/* later references of the same event land here */
@@ -845,7 +872,11 @@ static void tp_close_block(struct tp_ctx *ctx)
 	ctx->in_block = 0;
 }
 
-int tp_feed_line_ev(struct tp_ctx *ctx, const char *line, size_t len, ev_fn fn, void *arg)
+#define TP_NUL_MSG "NUL byte in trace text (binary data or a torn file)"
+
+/* One line; @nul_checked: the caller already looked for NUL bytes in it. */
+static int tp_feed(struct tp_ctx *ctx, const char *line, size_t len, ev_fn fn, void *arg,
+		   int nul_checked)
 {
 	struct tp_line l;
 	struct tp_slot *s;
@@ -854,9 +885,9 @@ int tp_feed_line_ev(struct tp_ctx *ctx, const char *line, size_t len, ev_fn fn, 
 
 	ctx->lines++;
 	ctx->offset += len + 1;
-	if (memchr(line, '\0', len))
-		tp_note_bad(ctx, off, "NUL byte in trace text (binary data or a torn file)");
-	tp_parse_line(line, len, &l);
+	if (!nul_checked && memchr(line, '\0', len))
+		tp_note_bad(ctx, off, TP_NUL_MSG);
+	tp_parse(line, len, &l, !ctx->legacy_fn);
 	if (l.kind == TP_FRAME) {
 		if (ctx->in_block == 1)
 			return tp_add_frame(tp_at(ctx, ctx->block_slot), l.name, l.name_len);
@@ -895,6 +926,11 @@ int tp_feed_line_ev(struct tp_ctx *ctx, const char *line, size_t len, ev_fn fn, 
 	}
 }
 
+int tp_feed_line_ev(struct tp_ctx *ctx, const char *line, size_t len, ev_fn fn, void *arg)
+{
+	return tp_feed(ctx, line, len, fn, arg, 0);
+}
+
 int tp_finish_ev(struct tp_ctx *ctx, ev_fn fn, void *arg)
 {
 	tp_close_block(ctx);
@@ -903,16 +939,24 @@ int tp_finish_ev(struct tp_ctx *ctx, ev_fn fn, void *arg)
 
 int tp_feed_records(struct tp_ctx *ctx, const char *buf, size_t len, ev_fn fn, void *arg)
 {
-	const char *p = buf, *end = buf + len;
+	const char *p = buf, *end = buf + len, *nul = memchr(buf, '\0', len);
 	int ret;
 
+	/* one scan for NUL bytes over the whole buffer instead of one per line */
+	if (nul) {
+		const char *ls = nul;
+
+		while (ls > buf && ls[-1] != '\n')
+			ls--;
+		tp_note_bad(ctx, ctx->offset + (uint64_t)(ls - buf), TP_NUL_MSG);
+	}
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 
 		if (!nl)
 			tp_note_bad(ctx, ctx->offset, "truncated: the last line has no newline");
-		ret = tp_feed_line_ev(ctx, p, n, fn, arg);
+		ret = tp_feed(ctx, p, n, fn, arg, 1);
 		if (ret)
 			return ret;
 		p += n + (nl ? 1 : 0);

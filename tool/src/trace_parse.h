@@ -90,7 +90,7 @@ struct tp_slot {
 struct tp_cpu {
 	uint64_t slot; /* absolute position of the CPU's latest event in the ring */
 	int have_event; /* an event was seen on this CPU */
-	struct ev_record last; /* that event, without stack, for late or extra references */
+	struct ev_record last; /* that event once delivered early (window full), for late refs */
 };
 
 /*
@@ -133,6 +133,7 @@ struct tp_ctx {
 	void *legacy_arg;
 	const char **fptr; /* frame pointers handed to the callback */
 	size_t fptr_cap;
+	struct ev_record tmp; /* scratch copy for EV_F_EXTRA records */
 };
 
 int tp_ctx_init(struct tp_ctx *ctx);

@@ -148,6 +148,20 @@ golden events-trace "$B/evdump" $T
 golden events-trace-cmd "$B/evdump" tests/fixtures/trace-cmd.txt
 # tgid column, extra references, user stacks skipped, no cross-CPU attribution
 golden events-model "$B/evdump" tests/fixtures/trace-events.txt
+# a CPU's event held back by more than TP_WINDOW (4096) waiting records is delivered without
+# its stack; the late reference becomes an EV_F_EXTRA record of the same event
+{
+	echo "a-1 [000] d..2. 1.000000: kmem_cache_alloc: x"
+	i=0
+	while [ $i -lt 5000 ]; do
+		echo "b-2 [001] d..2. 1.000001: kmem_cache_alloc: y"
+		echo "b-2 [001] d..2. 1.000001: <stack_id 3>"
+		i=$((i + 1))
+	done
+	echo "a-1 [000] d..2. 1.000002: <stack_id 9>"
+} >"$W/window.txt"
+"$B/evdump" "$W/window.txt" | grep -v "comm='b'" >"$W/window.out"
+expect events-window "^#0 .*comm='a' .*type=kmem_cache_alloc extra stack_id=9$" cat "$W/window.out"
 printf 'sh-1 [000] d..2. 1.000001: sched_switch: prev_comm=sh prev_pid=1' >"$W/trunc.txt"
 golden events-truncated "$B/evdump" "$W/trunc.txt"
 
@@ -157,6 +171,13 @@ XM="--map $W/basic.bin"
 for by in event comm pid none; do
 	golden "export-folded-$by" $SM export $K --format folded --by $by $XM $X
 done
+# export folded carries the same stacks and counts as report --folded (ids the map lacks are
+# "[missing stack_id N]" there); lines summed per path, since export merges stacks by frames
+agg() { sed 's/\[missing stack_id \([0-9]*\)\]/[unknown stack \1]/' | awk '{
+	n = $NF; $NF = ""; s[$0] += n } END { for (k in s) print k s[k] }' | sort; }
+$SM report $K --folded --trace $X $XM 2>/dev/null | agg >"$W/rep.agg"
+$SM export $K --format folded $XM $X 2>/dev/null | agg >"$W/exp.agg"
+expect export-folded-equals-report '.' sh -c "cmp '$W/rep.agg' '$W/exp.agg' && cat '$W/exp.agg'"
 # off-CPU weights: the fixture's comment lists the switch times (300000 and 1000000 ns)
 golden export-folded-offcpu $SM export $K --format folded --weight offcpu --by pid $XM $X
 golden export-speedscope $SM export $K --format speedscope $XM $X
@@ -174,15 +195,19 @@ for f in folded speedscope pprof perfetto svg; do
 	golden "export-err-bad-map-$f" $SM export $K --format $f -o "$W/out.$f" \
 		--map "$W/trunc-record.bin" $X
 done
+{ head -3 $X; printf 'bin\000ary\n'; tail -n +4 $X; } >"$W/nul-trace"
+golden export-err-nul $SM export $K --format pprof -o "$W/out.pprof" $XM "$W/nul-trace"
 if ls "$W" | grep -q '^out\.'; then ko export-no-partial-output; else ok export-no-partial-output; fi
 golden export-err-format $SM export --format png $XM $X
 golden export-err-no-format $SM export $XM $X
 golden export-err-by $SM export --format folded --by cpu $XM $X
 golden export-err-no-input $SM export --format folded $XM "$W/none"
+mkdir -p "$W/datonly" && : >"$W/datonly/trace.dat"
+golden export-err-tracedat-only $SM export --format folded "$W/datonly"
 # fuzz corpus replayed through every exporter: exit 0 or 1, never a crash
 bad=""
 for c in fuzz/corpus/trace/*; do
-	for f in folded speedscope pprof svg; do
+	for f in folded speedscope pprof perfetto svg; do
 		$SM export --no-kallsyms --format $f -o "$W/fz.out" $XM "$c" >/dev/null 2>&1
 		rc=$?
 		[ $rc -le 1 ] || bad="$bad $(basename "$c"):$f:$rc"
@@ -234,6 +259,25 @@ if command -v chromium >/dev/null 2>&1; then
 	svg_render svg-chromium-diff "$W/d.svg" 21
 else
 	ko "svg: chromium not installed (apt-get install chromium; scripts/setup installs it)"
+fi
+
+# --- export: Perfetto trace decoded by protoc against our schema subset (fail if missing) ---
+if command -v protoc >/dev/null 2>&1; then
+	$SM export $K --format perfetto -o "$W/t.perfetto" $XM $X 2>/dev/null
+	protoc --decode=perfetto.protos.Trace tests/perfetto_subset.proto <"$W/t.perfetto" \
+		>"$W/t.decoded" 2>"$W/err"
+	"$B/evdump" $X >"$W/t.events"
+	$SM export $K --format folded -o "$W/t.folded" $XM $X 2>/dev/null
+	golden perfetto-decoded python3 tests/check_perfetto.py "$W/t.decoded"
+	expect perfetto-event-by-event 'perfetto matches the trace' \
+		python3 tests/check_perfetto.py "$W/t.decoded" "$W/t.events" "$W/t.folded"
+	$SM export $K --format perfetto --by pid -o "$W/t2.perfetto" $XM tests/fixtures/trace-events.txt \
+		2>/dev/null
+	protoc --decode=perfetto.protos.Trace tests/perfetto_subset.proto <"$W/t2.perfetto" \
+		>"$W/t2.decoded" 2>"$W/err"
+	golden perfetto-decoded-tgid python3 tests/check_perfetto.py "$W/t2.decoded"
+else
+	ko "perfetto: protoc not installed (apt-get install protobuf-compiler; scripts/setup installs it)"
 fi
 
 # --- export: pprof through Debian's go tool pprof (installed by scripts/setup: fail if not) --
@@ -407,7 +451,7 @@ done
 if [ -z "$missing" ]; then ok man-page-options; else ko "man-page-options:$missing"; fi
 
 # --- fuzz corpus replay (plain main) ------------------------------------------------------
-for t in smbin:bin trace:trace tracedat:dat; do
+for t in smbin:bin trace:trace export:trace tracedat:dat; do
 	if "$B/replay_${t%%:*}" fuzz/corpus/${t#*:}/* >"$W/out" 2>&1; then
 		ok "corpus-replay-${t%%:*}"
 	else
