@@ -929,92 +929,160 @@ static void td_decode(struct td_file *td, struct td_rec *r, uint64_t *ips, size_
 		r->kind = TD_BAD;
 }
 
+struct td_iter {
+	struct td_file *td;
+	const struct td_cpu *cpu;
+	struct kbuffer *kb;
+	uint8_t *page; /* copy of the current page plus TD_PAGE_SLACK zeroed bytes */
+	uint64_t *ips;
+	size_t ips_cap;
+	uint64_t off; /* offset of the current page in the CPU data */
+	uint8_t *end; /* end of the committed data of the current page */
+	uint64_t nev, limit; /* records of the current page, and the bound on them */
+	int in_page;
+	struct td_cpu_stats st;
+};
+
+int td_iter_open(struct td_file *td, int idx, struct td_iter **out)
+{
+	struct td_iter *it = calloc(1, sizeof(*it));
+
+	*out = NULL;
+	if (!it)
+		return -ENOMEM;
+	it->td = td;
+	it->cpu = &td->cpus[idx];
+	it->ips_cap = td->page_size / 4;
+	it->kb = kbuffer_alloc(td->long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+			       td->big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
+	it->page = calloc(1, td->page_size + TD_PAGE_SLACK);
+	it->ips = calloc(it->ips_cap, sizeof(*it->ips));
+	if (!it->kb || !it->page || !it->ips) {
+		td_iter_close(it);
+		return -ENOMEM;
+	}
+	*out = it;
+	return 0;
+}
+
+void td_iter_close(struct td_iter *it)
+{
+	if (!it)
+		return;
+	if (it->kb)
+		kbuffer_free(it->kb);
+	free(it->page);
+	free(it->ips);
+	free(it);
+}
+
+const struct td_cpu_stats *td_iter_stats(const struct td_iter *it)
+{
+	return &it->st;
+}
+
+/* Load the page at it->off (or the next non-empty one). 1: loaded, 0: end of data. */
+static int td_iter_page(struct td_iter *it, struct td_err *err)
+{
+	struct td_file *td = it->td;
+	const struct td_cpu *cpu = it->cpu;
+	size_t hdr = 8 + (size_t)td->long_size;
+
+	for (; it->off < cpu->size; it->off += td->page_size) {
+		uint64_t left = cpu->size - it->off, commit;
+		size_t n = left < td->page_size ? (size_t)left : td->page_size;
+
+		if (n < hdr)
+			return td_fail(err, cpu->file_offset + it->off, -EBADMSG,
+				       "CPU %d: truncated page: %zu of %zu header bytes", cpu->cpu,
+				       n, hdr);
+		memcpy(it->page, cpu->data + it->off, n);
+		memset(it->page + n, 0, td->page_size + TD_PAGE_SLACK - n);
+		commit = td_get(it->page + 8, td->long_size, td->big_endian);
+		if ((commit & TD_COMMIT_MASK) > n - hdr)
+			return td_fail(err, cpu->file_offset + it->off + 8, -EBADMSG,
+				       "CPU %d: page commit %llu exceeds the %zu data bytes",
+				       cpu->cpu, (unsigned long long)(commit & TD_COMMIT_MASK),
+				       n - hdr);
+		it->st.pages++;
+		if ((commit & TD_COMMIT_MASK) == 0)
+			continue;
+		if (kbuffer_load_subbuffer(it->kb, it->page) < 0)
+			return td_fail(err, cpu->file_offset + it->off, -EBADMSG,
+				       "CPU %d: page does not load", cpu->cpu);
+		if (commit & TD_MISSED_EVENTS) {
+			int m = kbuffer_missed_events(it->kb);
+
+			it->st.missed_pages++;
+			if (m > 0)
+				it->st.missed_events += (uint64_t)m;
+		}
+		it->end = it->page + hdr + (commit & TD_COMMIT_MASK);
+		it->limit = (commit & TD_COMMIT_MASK) / 4 + 1;
+		it->nev = 0;
+		return 1;
+	}
+	return 0;
+}
+
+int td_iter_next(struct td_iter *it, struct td_rec *r, struct td_err *err)
+{
+	size_t hdr = 8 + (size_t)it->td->long_size;
+	unsigned long long ts;
+	void *data;
+	int ret, size;
+
+	for (;;) {
+		if (!it->in_page) {
+			ret = td_iter_page(it, err);
+			if (ret <= 0)
+				return ret;
+			it->in_page = 1;
+			data = kbuffer_read_event(it->kb, &ts);
+		} else {
+			data = kbuffer_next_event(it->kb, &ts);
+		}
+		if (data && it->nev < it->limit)
+			break;
+		it->in_page = 0;
+		it->off += it->td->page_size;
+	}
+	it->nev++;
+	size = kbuffer_event_size(it->kb);
+	if ((uint8_t *)data < it->page + hdr || size < 0 || (uint8_t *)data + size > it->end)
+		return td_fail(err,
+			       it->cpu->file_offset + it->off +
+				       (uint64_t)((uint8_t *)data - it->page),
+			       -EBADMSG, "CPU %d: record of %d bytes runs past the page",
+			       it->cpu->cpu, size);
+	memset(r, 0, sizeof(*r));
+	r->cpu = it->cpu->cpu;
+	r->ts = ts;
+	r->data = data;
+	r->size = size;
+	td_decode(it->td, r, it->ips, it->ips_cap);
+	it->st.records++;
+	return 1;
+}
+
 int td_cpu_iterate(struct td_file *td, int idx, td_rec_fn fn, void *arg, struct td_cpu_stats *st,
 		   struct td_err *err)
 {
-	const struct td_cpu *cpu = &td->cpus[idx];
-	size_t hdr = 8 + (size_t)td->long_size, ips_cap = td->page_size / 4;
-	uint64_t off, *ips = NULL, commit;
-	struct kbuffer *kb;
-	uint8_t *page = NULL;
-	int ret = 0;
+	struct td_iter *it;
+	struct td_rec r;
+	int ret;
 
 	memset(st, 0, sizeof(*st));
-	kb = kbuffer_alloc(td->long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
-			   td->big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
-	page = calloc(1, td->page_size + TD_PAGE_SLACK);
-	ips = calloc(ips_cap, sizeof(*ips));
-	if (!kb || !page || !ips) {
-		ret = -ENOMEM;
-		goto out;
+	ret = td_iter_open(td, idx, &it);
+	if (ret)
+		return ret;
+	while ((ret = td_iter_next(it, &r, err)) == 1) {
+		ret = fn(arg, &r);
+		if (ret)
+			break;
 	}
-	for (off = 0; off < cpu->size; off += td->page_size) {
-		uint64_t left = cpu->size - off, nev = 0, limit;
-		unsigned long long ts;
-		size_t n = left < td->page_size ? (size_t)left : td->page_size;
-		uint8_t *end;
-		void *data;
-
-		if (n < hdr) {
-			ret = td_fail(err, cpu->file_offset + off, -EBADMSG,
-				      "CPU %d: truncated page: %zu of %zu header bytes", cpu->cpu,
-				      n, hdr);
-			goto out;
-		}
-		memcpy(page, cpu->data + off, n);
-		memset(page + n, 0, td->page_size + TD_PAGE_SLACK - n);
-		commit = td_get(page + 8, td->long_size, td->big_endian);
-		if ((commit & TD_COMMIT_MASK) > n - hdr) {
-			ret = td_fail(err, cpu->file_offset + off + 8, -EBADMSG,
-				      "CPU %d: page commit %llu exceeds the %zu data bytes",
-				      cpu->cpu, (unsigned long long)(commit & TD_COMMIT_MASK),
-				      n - hdr);
-			goto out;
-		}
-		st->pages++;
-		if ((commit & TD_COMMIT_MASK) == 0)
-			continue;
-		if (kbuffer_load_subbuffer(kb, page) < 0) {
-			ret = td_fail(err, cpu->file_offset + off, -EBADMSG,
-				      "CPU %d: page does not load", cpu->cpu);
-			goto out;
-		}
-		if (commit & TD_MISSED_EVENTS) {
-			int m = kbuffer_missed_events(kb);
-
-			st->missed_pages++;
-			if (m > 0)
-				st->missed_events += (uint64_t)m;
-		}
-		end = page + hdr + (commit & TD_COMMIT_MASK);
-		limit = (commit & TD_COMMIT_MASK) / 4 + 1;
-		for (data = kbuffer_read_event(kb, &ts); data && nev < limit;
-		     data = kbuffer_next_event(kb, &ts), nev++) {
-			struct td_rec r = {.cpu = cpu->cpu, .ts = ts, .data = data};
-			int size = kbuffer_event_size(kb);
-
-			if ((uint8_t *)data < page + hdr || size < 0 ||
-			    (uint8_t *)data + size > end) {
-				ret = td_fail(
-					err,
-					cpu->file_offset + off + (uint64_t)((uint8_t *)data - page),
-					-EBADMSG, "CPU %d: record of %d bytes runs past the page",
-					cpu->cpu, size);
-				goto out;
-			}
-			r.size = size;
-			td_decode(td, &r, ips, ips_cap);
-			st->records++;
-			ret = fn(arg, &r);
-			if (ret)
-				goto out;
-		}
-	}
-out:
-	if (kb)
-		kbuffer_free(kb);
-	free(page);
-	free(ips);
+	*st = it->st;
+	td_iter_close(it);
 	return ret;
 }
 

@@ -125,6 +125,17 @@ struct td_cpu_stats {
 int td_cpu_iterate(struct td_file *td, int idx, td_rec_fn fn, void *arg, struct td_cpu_stats *st,
 		   struct td_err *err);
 
+/*
+ * Pull interface over one CPU (what td_cpu_iterate() uses), for readers that merge CPUs:
+ * td_iter_next() returns 1 with *@rec filled (rec->ips valid until the next call on @it),
+ * 0 at the end, or -EBADMSG / -ENOMEM.
+ */
+struct td_iter;
+int td_iter_open(struct td_file *td, int idx, struct td_iter **it);
+int td_iter_next(struct td_iter *it, struct td_rec *rec, struct td_err *err);
+const struct td_cpu_stats *td_iter_stats(const struct td_iter *it);
+void td_iter_close(struct td_iter *it);
+
 /* Writer -------------------------------------------------------------------------------- */
 
 /* One event format file: the system ("ftrace" for ftrace's own events) and its text. */
