@@ -201,6 +201,34 @@ check("tcrec: report on trace-cmd's trace.dat == report on trace-cmd report text
       rc == 0 and rc1 == 0 and rc2 == 0 and report_counts(dat) == report_counts(txt),
       "dat: %s / text: %s %s" % (report_counts(dat), report_counts(txt), e1 + e2))
 
+# 3b. stackmap export on a trace.dat == on the text of the same run (record directories with
+# one of the two); off-CPU weights only to the microsecond the text shows
+def export(case, args, which):
+    d = os.path.join(SHARE, "export-" + which, case)
+    os.makedirs(d, exist_ok=True)
+    for n in ("stack_map_bin", "kallsyms", which):
+        if not os.path.exists(os.path.join(d, n)):
+            os.symlink(path(case, n), os.path.join(d, n))
+    rc, out, err = run([SM, "export"] + args + [d])
+    return rc, out, err
+
+
+for case in ("flight", "wrap"):
+    for args in (["--format", "folded"], ["--format", "folded", "--by", "comm"],
+                 ["--format", "folded", "--by", "pid"]):
+        r1 = export(case, args, "trace.dat")
+        r2 = export(case, args, "trace")
+        check("%s: export %s from trace.dat == from the text" % (case, " ".join(args[1:])),
+              r1[0] == 0 and r2[0] == 0 and r1[1] == r2[1] and r1[1],
+              "rc %d/%d %s %s" % (r1[0], r2[0], r1[2][-200:], r2[2][-200:]))
+    r1 = export(case, ["--format", "folded", "--weight", "offcpu"], "trace.dat")
+    r2 = export(case, ["--format", "folded", "--weight", "offcpu"], "trace")
+    a = dict(l.rsplit(" ", 1) for l in r1[1].splitlines())
+    b = dict(l.rsplit(" ", 1) for l in r2[1].splitlines())
+    close = a.keys() == b.keys() and all(abs(int(a[k]) - int(b[k])) <= 1000 * 64 for k in a)
+    check("%s: export --weight offcpu from trace.dat == from the text (to the microsecond)" % case,
+          r1[0] == 0 and r2[0] == 0 and a and close, "%d vs %d paths" % (len(a), len(b)))
+
 # 4. wrapped buffer: it did wrap, and every stack goes to an event of its own CPU
 st = cpu_stats("wrap")
 check("wrap: the ring buffer wrapped (overrun > 0)", sum(s.get("overrun", 0) for s in st) > 0,

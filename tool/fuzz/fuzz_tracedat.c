@@ -11,6 +11,7 @@
 #include <string.h>
 #include <traceevent/event-parse.h>
 
+#include "report_dat.h"
 #include "tracedat.h"
 #include "fz_formats.h"
 
@@ -45,6 +46,28 @@ static int fz_on_rec(void *arg, const struct td_rec *r)
 	return 0;
 }
 
+/* report's attribution: every reference goes to an event type the context knows */
+static int fz_on_ref(void *arg, uint32_t event, const struct tp_stackref *ref)
+{
+	struct tp_ctx *ctx = arg;
+
+	if (event >= tp_nr_events(ctx) || (ref->full && ref->nr && !ref->frames))
+		abort();
+	return 0;
+}
+
+/* the event model: records carry a type name, stacks are addresses */
+static int fz_on_ev(void *arg, const struct ev_record *r)
+{
+	uint64_t *n = arg;
+
+	if (!r->type_name || !memchr(r->comm, '\0', sizeof(r->comm)) ||
+	    (r->stack.kind == EV_STACK_FULL && r->stack.nr && !r->stack.addrs))
+		abort();
+	(*n)++;
+	return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fz_state s = {0};
@@ -65,6 +88,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s.td = &td;
 	for (i = 0; !ret && i < td.ncpus; i++) {
 		ret = td_cpu_iterate(&td, i, fz_on_rec, &s, &st, &err);
+		if (ret && ret != -EBADMSG && ret != -ENOMEM)
+			abort();
+	}
+	if (!ret) {
+		struct tp_ctx ctx;
+		struct sm_frames fr;
+		struct rd_stats rs;
+		uint64_t n = 0;
+
+		tp_ctx_init(&ctx);
+		sm_frames_init(&fr, NULL, 0);
+		ret = rd_feed(&td, &ctx, &fr, fz_on_ref, &ctx, &rs, &err);
+		if (ret && ret != -EBADMSG && ret != -ENOMEM)
+			abort();
+		sm_frames_free(&fr);
+		tp_ctx_free(&ctx);
+		ret = rd_feed_records(&td, fz_on_ev, &n, &err);
 		if (ret && ret != -EBADMSG && ret != -ENOMEM)
 			abort();
 	}

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "export.h"
+#include "report_dat.h"
 #include "stackmap.h"
 
 #include <errno.h>
@@ -58,6 +59,31 @@ static void ex_input_free(struct ex_input *in)
 	memset(in, 0, sizeof(*in));
 }
 
+/* The records of a trace.dat into the profile (the map and the symbols are loaded already). */
+static int ex_load_dat(struct ex_input *in, const struct pf_opts *po)
+{
+	struct td_file td;
+	struct td_err err = {0};
+	int ret;
+
+	ret = td_open_file(&td, in->trace, &err);
+	if (!ret)
+		ret = pf_init(&in->pf, &in->map, &in->fr, po);
+	if (!ret)
+		ret = rd_feed_records(&td, pf_add_record, &in->pf, &err);
+	td_close(&td);
+	if (ret == -EBADMSG || ret == -EPROTONOSUPPORT) {
+		sm_err("%s: offset %llu: %s", in->trace, (unsigned long long)err.offset, err.msg);
+		return SM_EXIT_DATA;
+	}
+	if (ret) {
+		sm_err("%s: %s", in->trace, strerror(-ret));
+		return SM_EXIT_USAGE;
+	}
+	pf_finish(&in->pf);
+	return 0;
+}
+
 /*
  * Load @input (a directory written by `stackmap record`, or a trace file with @map_opt) into
  * @in. Return 0 or an exit code after one message.
@@ -68,7 +94,7 @@ static int ex_load(const char *input, const char *map_opt, const struct pf_opts 
 	const char *saved_ks = sm_opts.kallsyms;
 	struct stat st;
 	size_t len;
-	int ret;
+	int ret, dat = 0;
 
 	memset(in, 0, sizeof(*in));
 	tp_ctx_init(&in->ctx);
@@ -80,14 +106,11 @@ static int ex_load(const char *input, const char *map_opt, const struct pf_opts 
 		in->trace = ex_join(input, "trace");
 		in->ks = ex_join(input, "trace.dat");
 		if (in->trace && in->ks && access(in->trace, F_OK) && !access(in->ks, F_OK)) {
-			/*
-			 * The seam for binary input: a trace.dat reader that delivers struct
-			 * ev_record (events.h) to pf_add_record() plugs in here.
-			 */
-			sm_err("%s: has trace.dat but no text trace; export reads the text trace "
-			       "(record --format text or both)",
-			       input);
-			return SM_EXIT_USAGE;
+			/* binary input: DIR/trace.dat (report_dat.c delivers its records) */
+			dat = 1;
+			free(in->trace);
+			in->trace = in->ks;
+			in->ks = NULL;
 		}
 		free(in->ks);
 		in->map_path = map_opt ? strdup(map_opt) : ex_join(input, "stack_map_bin");
@@ -110,6 +133,8 @@ static int ex_load(const char *input, const char *map_opt, const struct pf_opts 
 		if (ret)
 			return ret;
 	}
+	if (dat || sm_is_tracedat(in->trace) == 1)
+		return ex_load_dat(in, po);
 	ret = smbin_read_file(in->trace, &in->buf, &len);
 	if (ret) {
 		sm_err("%s: %s", in->trace, strerror(-ret));

@@ -6,6 +6,7 @@
 #ifndef REPORT_DAT_H
 #define REPORT_DAT_H
 
+#include "events.h"
 #include "stackmap.h"
 #include "trace_parse.h"
 #include "tracedat.h"
@@ -22,5 +23,13 @@ struct rd_stats {
  */
 int rd_feed(struct td_file *td, struct tp_ctx *ctx, struct sm_frames *fr, tp_stack_fn fn, void *arg,
 	    struct rd_stats *st, struct td_err *err);
+
+/*
+ * rd_feed_records() - deliver the records of @td as struct ev_record (events.h) to @fn: CPUs
+ * merged by timestamp, one record per event with the stack reference that follows it on its
+ * CPU (EV_F_EXTRA for more), EV_TYPE_UNATTRIBUTED for a reference whose event is gone. Full
+ * stacks come as addresses (stack.addrs, frames NULL); comm from the file's saved_cmdlines.
+ */
+int rd_feed_records(struct td_file *td, ev_fn fn, void *arg, struct td_err *err);
 
 #endif /* REPORT_DAT_H */

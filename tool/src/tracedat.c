@@ -328,6 +328,23 @@ static int td_kallsyms(struct td_file *td, struct td_cur *c)
 	return 0;
 }
 
+static int td_cmdlines(struct td_file *td, struct td_cur *c)
+{
+	const uint8_t *d;
+	size_t n;
+	char *copy;
+
+	if (cur_block(c, 8, &d, &n, "saved cmdlines"))
+		return -EBADMSG;
+	copy = td_own(td, n);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, d, n);
+	td->cmdlines = copy;
+	td->cmdlines_len = n;
+	return 0;
+}
+
 static int td_skip_block(struct td_cur *c, int szlen, const char *what)
 {
 	const uint8_t *d;
@@ -645,6 +662,11 @@ static int td_v7_open(struct td_file *td, struct td_cur *c, struct td_err *err)
 		if (!ret)
 			ret = td_kallsyms(td, &s);
 	}
+	if (!ret && v.sect[TD_OPT_CMDLINES]) {
+		ret = td_v7_section(td, &v, v.sect[TD_OPT_CMDLINES], TD_OPT_CMDLINES, &s, err);
+		if (!ret)
+			ret = td_cmdlines(td, &s);
+	}
 	if (ret)
 		return ret;
 	return td_v7_buffer(td, &v, err);
@@ -669,7 +691,7 @@ static int td_v6_open(struct td_file *td, struct td_cur *c, struct td_err *err)
 	if (!ret)
 		ret = td_skip_block(c, 4, "printk formats");
 	if (!ret)
-		ret = td_skip_block(c, 8, "saved cmdlines");
+		ret = td_cmdlines(td, c);
 	if (!ret)
 		ret = cur_num(c, 4, &ncpu, "CPU count");
 	if (ret)

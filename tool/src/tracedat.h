@@ -51,6 +51,8 @@ struct td_file {
 	struct tep_handle *tep;
 	const char *kallsyms; /* text, NUL-terminated copy; NULL if the file has none */
 	size_t kallsyms_len;
+	const char *cmdlines; /* saved_cmdlines text, NUL-terminated copy; NULL if absent */
+	size_t cmdlines_len;
 	const uint8_t *stackmap; /* option TD_OPT_STACKMAP, NULL if absent */
 	size_t stackmap_len;
 	struct td_cpu *cpus;

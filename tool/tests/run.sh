@@ -202,7 +202,8 @@ golden export-err-format $SM export --format png $XM $X
 golden export-err-no-format $SM export $XM $X
 golden export-err-by $SM export --format folded --by cpu $XM $X
 golden export-err-no-input $SM export --format folded $XM "$W/none"
-mkdir -p "$W/datonly" && : >"$W/datonly/trace.dat"
+# a record directory with only a trace.dat is read through report_dat.c; an empty one is an error
+mkdir -p "$W/datonly" && : >"$W/datonly/trace.dat" && cp "$W/basic.bin" "$W/datonly/stack_map_bin"
 golden export-err-tracedat-only $SM export --format folded "$W/datonly"
 # fuzz corpus replayed through every exporter: exit 0 or 1, never a crash
 bad=""
@@ -424,6 +425,9 @@ if [ "$tag" = build ] && command -v trace-cmd >/dev/null 2>&1; then
 		ko record-dat-trace-cmd-reads
 	fi
 fi
+# export reads a record directory with only trace.dat: every stack reference in the flame graph
+total=$($SM export --format folded "$W/recdat" 2>/dev/null | awk '{n += $NF} END {print n + 0}')
+if [ "$total" = 217 ]; then ok "export-from-trace.dat ($total references)"; else ko "export-from-trace.dat ($total references, want 217)"; fi
 sh tests/fake_tracefs.sh "$F" $D/stack_map_bin
 $SM --tracefs "$F" record -m stream -e sched -o "$W/recstream" --kallsyms tests/fixtures/kallsyms -- true >/dev/null 2>&1
 if $SM report --top 0 "$W/recstream/trace.dat" | cmp -s - "$W/fixture-report"; then
