@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """Make the trace.dat test fixtures from a real recording (a one-off; the results are committed).
 
-datfix.py shrink IN.dat MAP OUT.dat PAGES
-    Copy a version 6 trace.dat keeping the first PAGES pages of every CPU and only the kallsyms
-    lines that cover the addresses of MAP (a stack_map_bin), so the fixture stays small.
+datfix.py shrink IN.dat MAP OUT.dat PAGES [FIRST,FIRST...]
+    Copy a version 6 trace.dat keeping PAGES pages of every CPU (from page FIRST of that CPU,
+    default 0) and only the kallsyms lines that cover the addresses of MAP (a stack_map_bin),
+    so the fixture stays small.
 datfix.py replicate IN.dat OUT.dat COPIES
     Repeat every CPU's pages COPIES times, each copy shifted in time past the previous one (page
     timestamps), to make a large trace.dat for the report benchmark (tests/bench-report.sh).
@@ -131,7 +132,7 @@ def map_addrs(path):
     return addrs
 
 
-def shrink(inp, mapf, out, pages):
+def shrink(inp, mapf, out, pages, first=None):
     dat = Dat(open(inp, "rb").read())
     syms = []
     for l in dat.kallsyms.decode().splitlines():
@@ -150,7 +151,9 @@ def shrink(inp, mapf, out, pages):
             if j + 1 < len(syms):
                 keep.add(j + 1)  # bounds the covering symbol's size
     ks = "".join(syms[i][1] + "\n" for i in sorted(keep)).encode()
-    cpus = [c[:pages * dat.page_size] for c in dat.cpus]
+    first = first or [0] * len(dat.cpus)
+    ps = dat.page_size
+    cpus = [c[f * ps:(f + pages) * ps] for c, f in zip(dat.cpus, first)]
     write_v6(dat, out, cpus, ks)
 
 
@@ -195,7 +198,8 @@ def replicate(inp, out, copies):
 
 if __name__ == "__main__":
     if sys.argv[1] == "shrink":
-        shrink(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
+        shrink(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]),
+               [int(x) for x in sys.argv[6].split(",")] if len(sys.argv) > 6 else None)
     elif sys.argv[1] == "replicate":
         replicate(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     elif sys.argv[1] == "explode":

@@ -344,6 +344,9 @@ D=tests/fixtures/dat
 golden dat-report $SM report --top 2 $D/trace.dat
 golden dat-report-folded $SM report --folded --top 1 $D/trace.dat
 golden dat-dump $SM dump --top 2 $D/trace.dat
+# CPU 1 starts with a stack id whose event was overwritten (pages cut from a wrapped buffer):
+# it goes to "(no event)", never to CPU 0's event; the lost-events flag of that page is counted
+golden dat-orphan-report $SM report --top 1 tests/fixtures/dat-orphan/trace.dat
 for v in trace-v7.dat trace-v7-none.dat; do
 	# trace-cmd convert made these from trace.dat: version 7, zstd and uncompressed
 	if $SM report --top 2 $D/$v >"$W/v7" 2>&1 && $SM report --top 2 $D/trace.dat | cmp -s - "$W/v7"; then
