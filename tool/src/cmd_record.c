@@ -275,7 +275,12 @@ static int rec_stream_poll(struct rdat *rd)
 		sm_err("record: reading trace_pipe_raw: %s", strerror((int)-n));
 		return -1;
 	}
-	if (n == 0)
+	/*
+	 * Nothing ready: sleep in poll() until a CPU's buffer reaches buffer_percent (the
+	 * kernel's wake-up for trace_pipe_raw readers) or REC_POLL_NS pass. A plain file (the
+	 * tests' fake tracefs) polls readable at once, hence the sleep after an empty poll.
+	 */
+	if (n == 0 && rdat_wait(rd, (int)(REC_POLL_NS / 1000000)) > 0 && rdat_drain(rd, 64) == 0)
 		nanosleep(&ts, NULL);
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <tracefs.h>
 #include <unistd.h>
@@ -146,6 +147,20 @@ long rdat_drain(struct rdat *rd, long max_pages)
 		}
 	}
 	return total;
+}
+
+int rdat_wait(struct rdat *rd, int timeout_ms)
+{
+	struct pollfd *p = calloc((size_t)rd->ncpus, sizeof(*p));
+	int cpu, n;
+
+	if (!p)
+		return -ENOMEM;
+	for (cpu = 0; cpu < rd->ncpus; cpu++)
+		p[cpu] = (struct pollfd){.fd = rd->raw[cpu], .events = POLLIN};
+	n = poll(p, (nfds_t)rd->ncpus, timeout_ms);
+	free(p);
+	return n < 0 ? -errno : n;
 }
 
 /* Read a tracefs file (relative to the tracing directory); *len 0 and "" if it is missing. */

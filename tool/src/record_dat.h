@@ -40,6 +40,13 @@ int rdat_open(struct rdat *rd, const char *outdir);
 long rdat_drain(struct rdat *rd, long max_pages);
 
 /*
+ * rdat_wait() - wait until some CPU has data for a reader (poll(2) on trace_pipe_raw: the
+ * kernel wakes it when the buffer is buffer_percent full) or @timeout_ms pass.
+ * Return: the number of ready CPUs, 0 on timeout, or a negative errno (-EINTR on a signal).
+ */
+int rdat_wait(struct rdat *rd, int timeout_ms);
+
+/*
  * rdat_finish() - write @outdir/trace.dat (via a temporary name) with the formats of ftrace's
  * own events and of @events, @ksyms_path as kallsyms and the pages read so far; also writes
  * @outdir/cpu_stats (the per_cpu/cpuN/stats texts at this moment). *@bytes: trace.dat size.
