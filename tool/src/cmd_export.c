@@ -77,9 +77,10 @@ static int ex_load(const char *input, const char *map_opt, const struct pf_opts 
 		return SM_EXIT_USAGE;
 	}
 	if (S_ISDIR(st.st_mode)) {
+		char *dat = ex_join(input, "trace.dat");
+
 		in->trace = ex_join(input, "trace");
-		in->ks = ex_join(input, "trace.dat");
-		if (in->trace && in->ks && access(in->trace, F_OK) && !access(in->ks, F_OK)) {
+		if (in->trace && dat && access(in->trace, F_OK) && !access(dat, F_OK)) {
 			/*
 			 * The seam for binary input: a trace.dat reader that delivers struct
 			 * ev_record (events.h) to pf_add_record() plugs in here.
@@ -87,9 +88,10 @@ static int ex_load(const char *input, const char *map_opt, const struct pf_opts 
 			sm_err("%s: has trace.dat but no text trace; export reads the text trace "
 			       "(record --format text or both)",
 			       input);
+			free(dat);
 			return SM_EXIT_USAGE;
 		}
-		free(in->ks);
+		free(dat);
 		in->map_path = map_opt ? strdup(map_opt) : ex_join(input, "stack_map_bin");
 		in->ks = ex_join(input, "kallsyms");
 		if (!in->trace || !in->map_path || !in->ks)

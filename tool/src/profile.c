@@ -583,7 +583,48 @@ void pf_free(struct pf *p)
 	free(p->switches);
 	free(p->off);
 	free(p->joinbuf);
+	free(p->type_str);
 	memset(p, 0, sizeof(*p));
+}
+
+/* The strs index of the record's event type, cached by the reader's dense type index. */
+static long pf_type_str(struct pf *p, const struct ev_record *r)
+{
+	long s;
+
+	if (r->type < p->type_str_cap && p->type_str[r->type])
+		return p->type_str[r->type] - 1;
+	s = pf_intern(p, r->type_name, strlen(r->type_name));
+	if (s < 0)
+		return s;
+	if (r->type >= p->type_str_cap) {
+		size_t old = p->type_str_cap;
+		uint32_t *n =
+			pf_grow(p->type_str, &p->type_str_cap, (size_t)r->type + 1, sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		memset(n + old, 0, (p->type_str_cap - old) * sizeof(*n));
+		p->type_str = n;
+	}
+	p->type_str[r->type] = (uint32_t)s + 1;
+	return s;
+}
+
+/* The strs index of a task name, through a small cache keyed by pid (names rarely change). */
+static long pf_comm_str(struct pf *p, int32_t pid, const char *comm)
+{
+	struct pf_comm_cache *e = &p->comm_cache[(uint32_t)pid % 1024];
+	long s;
+
+	if (e->str && e->pid == pid && strcmp(pf_str(p, e->str - 1), comm) == 0)
+		return e->str - 1;
+	s = pf_intern(p, comm, strlen(comm));
+	if (s < 0)
+		return s;
+	e->pid = pid;
+	e->str = (uint32_t)s + 1;
+	return s;
 }
 
 int pf_add_record(void *arg, const struct ev_record *r)
@@ -609,8 +650,8 @@ int pf_add_record(void *arg, const struct ev_record *r)
 		p->nr_refs++;
 		if (r->flags & EV_F_UNATTRIBUTED)
 			p->nr_unattributed++;
-		type = pf_intern(p, r->type_name, strlen(r->type_name));
-		comm = pf_intern(p, r->comm, strlen(r->comm));
+		type = pf_type_str(p, r);
+		comm = pf_comm_str(p, r->pid, r->comm);
 		if (type < 0 || comm < 0)
 			return -ENOMEM;
 		sample = pf_sample(p, (uint32_t)st, (uint32_t)type, (uint32_t)comm, r->pid);
@@ -633,8 +674,8 @@ int pf_add_record(void *arg, const struct ev_record *r)
 		return 0;
 	if (p->opts.keep_events) {
 		struct pf_switch *w;
-		long pc = pf_intern(p, r->sw.prev_comm, strlen(r->sw.prev_comm));
-		long nc = pf_intern(p, r->sw.next_comm, strlen(r->sw.next_comm));
+		long pc = pf_comm_str(p, r->sw.prev_pid, r->sw.prev_comm);
+		long nc = pf_comm_str(p, r->sw.next_pid, r->sw.next_comm);
 		long ps = pf_intern(p, r->sw.prev_state, strlen(r->sw.prev_state));
 
 		if (pc < 0 || nc < 0 || ps < 0)

@@ -123,6 +123,13 @@ struct pf {
 	uint64_t off_backwards; /* switch-ins earlier than the switch-out (clock skew, skipped) */
 	char *joinbuf;
 	size_t joincap;
+	/* caches of pf_intern() results: reader's event type -> strs + 1; pid -> task name */
+	uint32_t *type_str;
+	size_t type_str_cap;
+	struct pf_comm_cache {
+		int32_t pid;
+		uint32_t str; /* strs index + 1, 0 = empty */
+	} comm_cache[1024];
 };
 
 /* @map and @fr must outlive @p; @fr formats the frames of stacks by id (SM_FRAME_FOLDED). */
