@@ -174,6 +174,10 @@ static void sv_color(const struct pf *p, const struct ex_opts *o, const struct s
 		return;
 	}
 	if (o->color == EX_COLOR_MODULE) {
+		if (nd->depth == 1 && o->by != EX_BY_NONE) { /* the --by label, not a frame */
+			snprintf(buf, size, "hsl(45,15%%,%d%%)", 68 + (int)(h % 10));
+			return;
+		}
 		mod = strstr(label, " [");
 		if (label[0] == '[' || strncmp(label, "0x", 2) == 0) {
 			snprintf(buf, size, "hsl(0,0%%,%d%%)", 60 + (int)(h % 15));
