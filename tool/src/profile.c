@@ -73,9 +73,53 @@ static int pf_index_grow(struct pf_index *ix, const struct pf *p, pf_hash_fn has
 	return 0;
 }
 
+size_t pf_utf8_len(const unsigned char *s, size_t len)
+{
+	size_t n, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+	if (n > len)
+		return 0;
+	for (i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/*
+ * Every string of the profile goes through here. Task names (and, in a damaged trace, any
+ * text) may hold bytes that are not UTF-8; they become '?' so that the JSON, SVG and
+ * protobuf strings written from the table stay valid.
+ */
 long pf_intern(struct pf *p, const char *s, size_t len)
 {
-	return tp_strtab_intern(&p->strs, s, len);
+	size_t i, o = 0, n;
+	char *clean;
+	long ret;
+
+	for (i = 0; i < len && (unsigned char)s[i] < 0x80; i++)
+		;
+	if (i == len)
+		return tp_strtab_intern(&p->strs, s, len);
+	clean = malloc(len + 1);
+	if (!clean)
+		return -ENOMEM;
+	for (i = 0; i < len;) {
+		n = pf_utf8_len((const unsigned char *)s + i, len - i);
+		if (!n) {
+			clean[o++] = '?';
+			i++;
+			continue;
+		}
+		memcpy(clean + o, s + i, n);
+		o += n;
+		i += n;
+	}
+	ret = tp_strtab_intern(&p->strs, clean, o);
+	free(clean);
+	return ret;
 }
 
 /* Functions ------------------------------------------------------------------------------- */
