@@ -94,7 +94,7 @@ static int ex_load(const char *input, const char *map_opt, const struct pf_opts 
 	const char *saved_ks = sm_opts.kallsyms;
 	struct stat st;
 	size_t len;
-	int ret, dat = 0;
+	int ret, is_dat = 0;
 
 	memset(in, 0, sizeof(*in));
 	tp_ctx_init(&in->ctx);
@@ -103,16 +103,17 @@ static int ex_load(const char *input, const char *map_opt, const struct pf_opts 
 		return SM_EXIT_USAGE;
 	}
 	if (S_ISDIR(st.st_mode)) {
+		char *dat = ex_join(input, "trace.dat");
+
 		in->trace = ex_join(input, "trace");
-		in->ks = ex_join(input, "trace.dat");
-		if (in->trace && in->ks && access(in->trace, F_OK) && !access(in->ks, F_OK)) {
+		if (in->trace && dat && access(in->trace, F_OK) && !access(dat, F_OK)) {
 			/* binary input: DIR/trace.dat (report_dat.c delivers its records) */
-			dat = 1;
+			is_dat = 1;
 			free(in->trace);
-			in->trace = in->ks;
-			in->ks = NULL;
+			in->trace = dat;
+			dat = NULL;
 		}
-		free(in->ks);
+		free(dat);
 		in->map_path = map_opt ? strdup(map_opt) : ex_join(input, "stack_map_bin");
 		in->ks = ex_join(input, "kallsyms");
 		if (!in->trace || !in->map_path || !in->ks)
@@ -133,7 +134,7 @@ static int ex_load(const char *input, const char *map_opt, const struct pf_opts 
 		if (ret)
 			return ret;
 	}
-	if (dat || sm_is_tracedat(in->trace) == 1)
+	if (is_dat || sm_is_tracedat(in->trace) == 1)
 		return ex_load_dat(in, po);
 	ret = smbin_read_file(in->trace, &in->buf, &len);
 	if (ret) {

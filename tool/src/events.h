@@ -14,7 +14,9 @@
  *    record whose stack is that reference;
  *  - an event with no stack reference gives a record with stack.kind == EV_STACK_NONE;
  *  - a further stack reference for the same event gives one more record with the same event
- *    fields and EV_F_EXTRA set, so counting records without EV_F_EXTRA counts events;
+ *    fields and EV_F_EXTRA set, so counting records without EV_F_EXTRA counts events (a text
+ *    reader that had to deliver an event before its reference arrived, see TP_WINDOW in
+ *    trace_parse.h, also sends the reference as an EV_F_EXTRA record);
  *  - a stack reference with no earlier event on its own CPU gives a record of type
  *    EV_TYPE_UNATTRIBUTED with EV_F_UNATTRIBUTED set; its cpu, pid, comm and ts come from the
  *    stack line itself. A reference is never attributed to another CPU's event.

@@ -40,18 +40,22 @@
 #define PT_SEQ		 1
 #define PT_BUNDLE	 4096 /* sched_switch events per FtraceEventBundle packet */
 
-static int pt_emit(FILE *f, struct pb *pkt, struct pb *hdr)
+/*
+ * Append @pkt as one Trace.packet to @out (a struct pb used as an output buffer), writing
+ * @out to @f whenever it holds more than 1 MiB (and at the end with @flush).
+ */
+static int pt_emit(FILE *f, struct pb *pkt, struct pb *out, int flush)
 {
-	if (pkt->err)
-		return pkt->err;
-	pb_reset(hdr);
-	pb_varint(hdr, 1u << 3 | 2); /* Trace.packet, length-delimited */
-	pb_varint(hdr, pkt->len);
-	if (hdr->err)
-		return hdr->err;
-	if (fwrite(hdr->buf, 1, hdr->len, f) != hdr->len ||
-	    fwrite(pkt->buf, 1, pkt->len, f) != pkt->len)
-		return -EIO;
+	if (pkt) {
+		pb_msg(out, 1, pkt); /* Trace.packet = 1 */
+		if (out->err)
+			return out->err;
+	}
+	if (out->len > (1u << 20) || (flush && out->len)) {
+		if (fwrite(out->buf, 1, out->len, f) != out->len)
+			return -EIO;
+		pb_reset(out);
+	}
 	return 0;
 }
 
@@ -293,7 +297,7 @@ int ex_write_perfetto(struct pf *p, const struct ex_opts *o, FILE *f)
 		pb_msg(&in, 7, &msg); /* callstacks */
 	}
 	pb_msg(&pkt, PT_INTERNED, &in);
-	ret = pt_emit(f, &pkt, &hdr);
+	ret = pt_emit(f, &pkt, &hdr, 0);
 	if (ret)
 		goto out;
 
@@ -356,7 +360,7 @@ int ex_write_perfetto(struct pf *p, const struct ex_opts *o, FILE *f)
 		pb_msg(&in, 2, &msg); /* threads */
 	}
 	pb_msg(&pkt, PT_PROCESS_TREE, &in);
-	ret = pt_emit(f, &pkt, &hdr);
+	ret = pt_emit(f, &pkt, &hdr, 0);
 	if (ret)
 		goto out;
 
@@ -401,7 +405,7 @@ int ex_write_perfetto(struct pf *p, const struct ex_opts *o, FILE *f)
 		}
 		pb_uint(&pkt, PT_SEQ_ID, PT_SEQ + 1 + (uint32_t)c0);
 		pb_msg(&pkt, PT_FTRACE_EVENTS, &in);
-		ret = pt_emit(f, &pkt, &hdr);
+		ret = pt_emit(f, &pkt, &hdr, 0);
 		if (ret)
 			goto out;
 	}
@@ -423,11 +427,13 @@ int ex_write_perfetto(struct pf *p, const struct ex_opts *o, FILE *f)
 		pb_uint(&msg, 5, 1); /* MODE_KERNEL */
 		pb_uint(&msg, 4, cs_of_sample[e->sample]);
 		pb_msg(&pkt, PT_PERF_SAMPLE, &msg);
-		ret = pt_emit(f, &pkt, &hdr);
+		ret = pt_emit(f, &pkt, &hdr, 0);
 		if (ret)
 			goto out;
 	}
-	ret = ferror(f) ? -EIO : 0;
+	ret = pt_emit(f, NULL, &hdr, 1);
+	if (!ret && ferror(f))
+		ret = -EIO;
 out:
 	pb_free(&pkt);
 	pb_free(&in);

@@ -39,7 +39,6 @@ struct sv_node {
 	uint64_t value, value_a;
 	double x; /* pixels, full view */
 	uint64_t child_sum; /* value of the children placed so far */
-	uint64_t child_sum_a;
 };
 
 struct sv_tree {
@@ -111,24 +110,17 @@ static int sv_build(const struct ex_paths *ps, struct sv_tree *t)
 		}
 	}
 	/* x positions: nodes were created in pre-order, so a parent precedes its children */
-	for (i = 0; i < t->n; i++) {
+	chain[0] = 0;
+	for (i = 1; i < t->n; i++) {
 		struct sv_node *nd = &t->v[i];
-
-		if (i == 0) {
-			nd->x = 0;
-			chain[0] = 0;
-			continue;
-		}
 		/* the parent is the latest node of depth - 1 seen so far */
-		{
-			struct sv_node *par = &t->v[chain[nd->depth - 1]];
+		struct sv_node *par = &t->v[chain[nd->depth - 1]];
 
-			nd->x = par->x + (t->v[0].value ? SV_WIDTH * (double)par->child_sum /
-								  (double)t->v[0].value
-							: 0);
-			par->child_sum += nd->value;
-			chain[nd->depth] = (uint32_t)i;
-		}
+		nd->x = par->x +
+			(t->v[0].value ? SV_WIDTH * (double)par->child_sum / (double)t->v[0].value
+				       : 0);
+		par->child_sum += nd->value;
+		chain[nd->depth] = (uint32_t)i;
 	}
 	ret = 0;
 out:
@@ -182,6 +174,10 @@ static void sv_color(const struct pf *p, const struct ex_opts *o, const struct s
 		return;
 	}
 	if (o->color == EX_COLOR_MODULE) {
+		if (nd->depth == 1 && o->by != EX_BY_NONE) { /* the --by label, not a frame */
+			snprintf(buf, size, "hsl(45,15%%,%d%%)", 68 + (int)(h % 10));
+			return;
+		}
 		mod = strstr(label, " [");
 		if (label[0] == '[' || strncmp(label, "0x", 2) == 0) {
 			snprintf(buf, size, "hsl(0,0%%,%d%%)", 60 + (int)(h % 15));
@@ -270,7 +266,7 @@ static int sv_write(struct pf *p, const struct ex_opts *o, const struct ex_paths
 	struct sv_tree t;
 	uint64_t total, scale = 0;
 	double height;
-	size_t i, shown = 0;
+	size_t i;
 	char col[48];
 	int ret = sv_build(ps, &t);
 
@@ -327,7 +323,6 @@ static int sv_write(struct pf *p, const struct ex_opts *o, const struct ex_paths
 			continue;
 		if (!total && i)
 			continue;
-		shown++;
 		if (diff)
 			sv_diff_color(nd, scale, col, sizeof(col));
 		else
@@ -352,7 +347,6 @@ static int sv_write(struct pf *p, const struct ex_opts *o, const struct ex_paths
 			nd->x, y, total ? w : SV_WIDTH, SV_FRAME_H - 1, col, nd->x + 3, y + 11.5);
 	}
 	fprintf(f, "</svg>\n");
-	(void)shown;
 	free(t.v);
 	return ferror(f) ? -EIO : 0;
 }

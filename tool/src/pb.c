@@ -44,7 +44,7 @@ static int pb_reserve(struct pb *b, size_t n)
 
 void pb_raw(struct pb *b, const void *p, size_t n)
 {
-	if (!n || pb_reserve(b, n))
+	if (!n || (b->cap - b->len < n && pb_reserve(b, n)))
 		return;
 	memcpy(b->buf + b->len, p, n);
 	b->len += n;
@@ -52,7 +52,7 @@ void pb_raw(struct pb *b, const void *p, size_t n)
 
 void pb_varint(struct pb *b, uint64_t v)
 {
-	if (pb_reserve(b, 10))
+	if (b->cap - b->len < 10 && pb_reserve(b, 10))
 		return;
 	while (v >= 0x80) {
 		b->buf[b->len++] = (uint8_t)(v | 0x80);

@@ -73,9 +73,53 @@ static int pf_index_grow(struct pf_index *ix, const struct pf *p, pf_hash_fn has
 	return 0;
 }
 
+size_t pf_utf8_len(const unsigned char *s, size_t len)
+{
+	size_t n, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+	if (n > len)
+		return 0;
+	for (i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/*
+ * Every string of the profile goes through here. Task names (and, in a damaged trace, any
+ * text) may hold bytes that are not UTF-8; they become '?' so that the JSON, SVG and
+ * protobuf strings written from the table stay valid.
+ */
 long pf_intern(struct pf *p, const char *s, size_t len)
 {
-	return tp_strtab_intern(&p->strs, s, len);
+	size_t i, o = 0, n;
+	char *clean;
+	long ret;
+
+	for (i = 0; i < len && (unsigned char)s[i] < 0x80; i++)
+		;
+	if (i == len)
+		return tp_strtab_intern(&p->strs, s, len);
+	clean = malloc(len + 1);
+	if (!clean)
+		return -ENOMEM;
+	for (i = 0; i < len;) {
+		n = pf_utf8_len((const unsigned char *)s + i, len - i);
+		if (!n) {
+			clean[o++] = '?';
+			i++;
+			continue;
+		}
+		memcpy(clean + o, s + i, n);
+		o += n;
+		i += n;
+	}
+	ret = tp_strtab_intern(&p->strs, clean, o);
+	free(clean);
+	return ret;
 }
 
 /* Functions ------------------------------------------------------------------------------- */
@@ -583,7 +627,48 @@ void pf_free(struct pf *p)
 	free(p->switches);
 	free(p->off);
 	free(p->joinbuf);
+	free(p->type_str);
 	memset(p, 0, sizeof(*p));
+}
+
+/* The strs index of the record's event type, cached by the reader's dense type index. */
+static long pf_type_str(struct pf *p, const struct ev_record *r)
+{
+	long s;
+
+	if (r->type < p->type_str_cap && p->type_str[r->type])
+		return p->type_str[r->type] - 1;
+	s = pf_intern(p, r->type_name, strlen(r->type_name));
+	if (s < 0)
+		return s;
+	if (r->type >= p->type_str_cap) {
+		size_t old = p->type_str_cap;
+		uint32_t *n =
+			pf_grow(p->type_str, &p->type_str_cap, (size_t)r->type + 1, sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		memset(n + old, 0, (p->type_str_cap - old) * sizeof(*n));
+		p->type_str = n;
+	}
+	p->type_str[r->type] = (uint32_t)s + 1;
+	return s;
+}
+
+/* The strs index of a task name, through a small cache keyed by pid (names rarely change). */
+static long pf_comm_str(struct pf *p, int32_t pid, const char *comm)
+{
+	struct pf_comm_cache *e = &p->comm_cache[(uint32_t)pid % 1024];
+	long s;
+
+	if (e->str && e->pid == pid && strcmp(pf_str(p, e->str - 1), comm) == 0)
+		return e->str - 1;
+	s = pf_intern(p, comm, strlen(comm));
+	if (s < 0)
+		return s;
+	e->pid = pid;
+	e->str = (uint32_t)s + 1;
+	return s;
 }
 
 int pf_add_record(void *arg, const struct ev_record *r)
@@ -609,8 +694,8 @@ int pf_add_record(void *arg, const struct ev_record *r)
 		p->nr_refs++;
 		if (r->flags & EV_F_UNATTRIBUTED)
 			p->nr_unattributed++;
-		type = pf_intern(p, r->type_name, strlen(r->type_name));
-		comm = pf_intern(p, r->comm, strlen(r->comm));
+		type = pf_type_str(p, r);
+		comm = pf_comm_str(p, r->pid, r->comm);
 		if (type < 0 || comm < 0)
 			return -ENOMEM;
 		sample = pf_sample(p, (uint32_t)st, (uint32_t)type, (uint32_t)comm, r->pid);
@@ -633,8 +718,8 @@ int pf_add_record(void *arg, const struct ev_record *r)
 		return 0;
 	if (p->opts.keep_events) {
 		struct pf_switch *w;
-		long pc = pf_intern(p, r->sw.prev_comm, strlen(r->sw.prev_comm));
-		long nc = pf_intern(p, r->sw.next_comm, strlen(r->sw.next_comm));
+		long pc = pf_comm_str(p, r->sw.prev_pid, r->sw.prev_comm);
+		long nc = pf_comm_str(p, r->sw.next_pid, r->sw.next_comm);
 		long ps = pf_intern(p, r->sw.prev_state, strlen(r->sw.prev_state));
 
 		if (pc < 0 || nc < 0 || ps < 0)

@@ -123,6 +123,13 @@ struct pf {
 	uint64_t off_backwards; /* switch-ins earlier than the switch-out (clock skew, skipped) */
 	char *joinbuf;
 	size_t joincap;
+	/* caches of pf_intern() results: reader's event type -> strs + 1; pid -> task name */
+	uint32_t *type_str;
+	size_t type_str_cap;
+	struct pf_comm_cache {
+		int32_t pid;
+		uint32_t str; /* strs index + 1, 0 = empty */
+	} comm_cache[1024];
 };
 
 /* @map and @fr must outlive @p; @fr formats the frames of stacks by id (SM_FRAME_FOLDED). */
@@ -141,8 +148,14 @@ static inline const char *pf_str(const struct pf *p, uint32_t idx)
 	return p->strs.strs[idx];
 }
 
-/* Intern a string into p->strs; returns its index or a negative errno. */
+/*
+ * Intern a string into p->strs (bytes that are not valid UTF-8 become '?'); returns its index
+ * or a negative errno.
+ */
 long pf_intern(struct pf *p, const char *s, size_t len);
+
+/* Length of the valid UTF-8 sequence at @s (1 to 4 bytes, at most @len), 0 if invalid. */
+size_t pf_utf8_len(const unsigned char *s, size_t len);
 
 /* The value of a sample under the chosen weight: count, or off-CPU nanoseconds. */
 static inline uint64_t pf_value(const struct pf *p, const struct pf_sample *s)

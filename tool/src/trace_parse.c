@@ -18,7 +18,8 @@
 
 static int tp_isspace(char c)
 {
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+	/* ' ' and '\t' '\n' '\v' '\f' '\r' (9 to 13) */
+	return c == ' ' || (unsigned char)(c - '\t') <= '\r' - '\t';
 }
 
 static int tp_isdigit(char c)
@@ -457,34 +458,43 @@ static int tp_kv(const char *p, size_t len, const char *key, const char *next, c
 	return 0;
 }
 
-/* tracefs: prev_comm=sh prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=.. next_pid=.. */
+/*
+ * tracefs: prev_comm=sh prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=.. next_pid=..
+ * The keys come in this order, so each search starts where the previous value ended.
+ */
 static int tp_switch_tracefs(const char *p, size_t len, struct ev_switch *sw)
 {
-	const char *v, *arrow = tp_find(p, len, " ==> ");
-	size_t vl, ll;
+	const char *v, *arrow = tp_find(p, len, " ==> "), *cur = p, *end;
+	size_t vl;
 
 	if (!arrow)
 		return -EINVAL;
-	ll = (size_t)(arrow - p);
-	if (tp_kv(p, ll, "prev_comm=", " prev_pid=", &v, &vl))
+	end = arrow;
+	if (tp_kv(cur, (size_t)(end - cur), "prev_comm=", " prev_pid=", &v, &vl))
 		return -EINVAL;
 	tp_copy(sw->prev_comm, sizeof(sw->prev_comm), v, vl);
-	if (tp_kv(p, ll, "prev_pid=", NULL, &v, &vl) || !vl)
+	cur = v + vl;
+	if (tp_kv(cur, (size_t)(end - cur), "prev_pid=", NULL, &v, &vl) || !vl)
 		return -EINVAL;
 	sw->prev_pid = tp_atoi32(v, vl, NULL);
-	if (!tp_kv(p, ll, "prev_prio=", NULL, &v, &vl))
+	cur = v + vl;
+	if (!tp_kv(cur, (size_t)(end - cur), "prev_prio=", NULL, &v, &vl)) {
 		sw->prev_prio = tp_atoi32(v, vl, NULL);
-	if (!tp_kv(p, ll, "prev_state=", NULL, &v, &vl))
+		cur = v + vl;
+	}
+	if (!tp_kv(cur, (size_t)(end - cur), "prev_state=", NULL, &v, &vl))
 		tp_copy(sw->prev_state, sizeof(sw->prev_state), v, vl);
-	p = arrow + 5;
-	len -= ll + 5;
-	if (tp_kv(p, len, "next_comm=", " next_pid=", &v, &vl))
+	cur = arrow + 5;
+	end = p + len;
+	if (tp_kv(cur, (size_t)(end - cur), "next_comm=", " next_pid=", &v, &vl))
 		return -EINVAL;
 	tp_copy(sw->next_comm, sizeof(sw->next_comm), v, vl);
-	if (tp_kv(p, len, "next_pid=", NULL, &v, &vl) || !vl)
+	cur = v + vl;
+	if (tp_kv(cur, (size_t)(end - cur), "next_pid=", NULL, &v, &vl) || !vl)
 		return -EINVAL;
 	sw->next_pid = tp_atoi32(v, vl, NULL);
-	if (!tp_kv(p, len, "next_prio=", NULL, &v, &vl))
+	cur = v + vl;
+	if (!tp_kv(cur, (size_t)(end - cur), "next_prio=", NULL, &v, &vl))
 		sw->next_prio = tp_atoi32(v, vl, NULL);
 	return 0;
 }

@@ -185,6 +185,13 @@ $SM export $K --format speedscope -o "$W/s.json" $XM $X 2>/dev/null
 expect export-speedscope-fields 'speedscope ok' python3 tests/check_speedscope.py "$W/s.json" 8
 $SM export $K --format speedscope --weight offcpu -o "$W/s-off.json" $XM $X 2>/dev/null
 expect export-speedscope-offcpu 'speedscope ok' python3 tests/check_speedscope.py "$W/s-off.json" 1300000
+# task names that are not UTF-8 ('?' instead of the bad byte): the SVG stays well-formed XML
+printf 'x\377\303\251y-5 [000] d..2. 1.000000: kmem_cache_alloc: a\nx\377\303\251y-5 [000] d..2. 1.000001: <stack_id 3>\n' \
+	>"$W/utf8.txt"
+$SM export --format svg --by comm -o "$W/utf8.svg" "$W/utf8.txt" 2>/dev/null
+expect export-svg-utf8 'xml ok' python3 -c 'import sys, xml.dom.minidom
+d = xml.dom.minidom.parse(sys.argv[1])
+print("xml ok" if any(g.getAttribute("data-n") == "x?\u00e9y" for g in d.getElementsByTagName("g")) else "no")' "$W/utf8.svg"
 # the trace-cmd text gives the same records
 golden export-folded-trace-cmd $SM export $K --format folded $XM tests/fixtures/trace-cmd.txt
 # bad input: offset and reason, exit 1, no output file (nor its temporary)
