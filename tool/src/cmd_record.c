@@ -445,7 +445,7 @@ int cmd_record(int argc, char **argv)
 	struct sigaction sa, old_int, old_term, old_hup;
 	struct rec_state st = {0};
 	struct rdat rd = {0};
-	int stream = 0, format = REC_DAT, rd_open = 0;
+	int stream = 0, format = 0, rd_open = 0; /* 0: the default for the mode */
 	unsigned long bufsize = 0;
 	int ret = SM_EXIT_USAGE, c, status;
 	char *dircopy = NULL;
@@ -503,6 +503,12 @@ int cmd_record(int argc, char **argv)
 		sm_err("record: no command given (usage: stackmap record [OPTIONS] -- COMMAND...)");
 		goto out;
 	}
+	/*
+	 * Flight mode keeps the text trace by default (scripts and older readers use DIR/trace)
+	 * and adds trace.dat; streaming can only write trace.dat.
+	 */
+	if (!format)
+		format = stream ? REC_DAT : REC_BOTH;
 	if (stream && format != REC_DAT) {
 		sm_err("record: --mode stream writes trace.dat only (the text trace would be "
 		       "empty: "
