@@ -369,6 +369,16 @@ static int rec_save_dat(struct rdat *rd, const char *dir, const char *ksyms,
 		return -1;
 	for (i = 0; i < st->nevents; i++)
 		ev[i] = (struct rdat_event){st->events[i].system, st->events[i].event};
+	/*
+	 * DIR/cpu_stats: in flight mode the counters before the buffer is read (entries and bytes
+	 * describe what it held, as reading per_cpu/cpuN/stats after a text-only record did);
+	 * in stream mode after the last read (read + lost = written).
+	 */
+	if (!stream && rdat_save_stats(rd, dir)) {
+		sm_err("record: cannot write %s/cpu_stats", dir);
+		free(ev);
+		return -1;
+	}
 	n = rdat_drain(rd, -1);
 	if (n < 0) {
 		sm_err("record: reading trace_pipe_raw: %s", strerror((int)-n));
@@ -382,6 +392,11 @@ static int rec_save_dat(struct rdat *rd, const char *dir, const char *ksyms,
 			lost += cs.overrun + cs.dropped + cs.commit_overrun;
 			left += cs.entries;
 		}
+	}
+	if (stream && rdat_save_stats(rd, dir)) {
+		sm_err("record: cannot write %s/cpu_stats", dir);
+		free(ev);
+		return -1;
 	}
 	ret = rdat_finish(rd, dir, ksyms, ev, st->nevents, &bytes);
 	free(ev);

@@ -362,17 +362,6 @@ int rdat_finish(struct rdat *rd, const char *outdir, const char *ksyms_path,
 		unlink(tmp);
 	else
 		*bytes = (uint64_t)st.st_size;
-	/* keep the kernel's counters beside the data for the conservation check */
-	if (!ret) {
-		FILE *sf;
-
-		snprintf(tmp, sizeof(tmp), "%s/cpu_stats", outdir);
-		sf = fopen(tmp, "w");
-		for (cpu = 0; sf && cpu < rd->ncpus; cpu++)
-			fprintf(sf, "CPU: %d\n%s", cpu, stats[cpu]);
-		if (!sf || fclose(sf))
-			ret = -EIO;
-	}
 out:
 	for (i = 0; i < f.n; i++)
 		free(f.texts[i]);
@@ -388,6 +377,29 @@ out:
 	free(cl);
 	free(clock);
 	free(sm);
+	return ret;
+}
+
+int rdat_save_stats(struct rdat *rd, const char *outdir)
+{
+	char path[4096], name[64], *text;
+	size_t len;
+	int cpu, ret = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/cpu_stats", outdir);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	for (cpu = 0; cpu < rd->ncpus && !ret; cpu++) {
+		snprintf(name, sizeof(name), "per_cpu/cpu%d/stats", cpu);
+		text = rdat_read(name, &len, 0, &ret);
+		if (text)
+			fprintf(f, "CPU: %d\n%s", cpu, text);
+		free(text);
+	}
+	if (fclose(f) && !ret)
+		ret = -EIO;
 	return ret;
 }
 

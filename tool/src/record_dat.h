@@ -49,10 +49,13 @@ int rdat_wait(struct rdat *rd, int timeout_ms);
 /*
  * rdat_finish() - write @outdir/trace.dat (via a temporary name) with the formats of ftrace's
  * own events and of @events, @ksyms_path as kallsyms and the pages read so far; also writes
- * @outdir/cpu_stats (the per_cpu/cpuN/stats texts at this moment). *@bytes: trace.dat size.
+ * *@bytes: trace.dat size.
  */
 int rdat_finish(struct rdat *rd, const char *outdir, const char *ksyms_path,
 		const struct rdat_event *events, size_t nevents, uint64_t *bytes);
+
+/* rdat_save_stats() - write the per_cpu/cpuN/stats texts of this moment to @outdir/cpu_stats. */
+int rdat_save_stats(struct rdat *rd, const char *outdir);
 
 /* rdat_cpu_stats() - parse per_cpu/cpu@cpu/stats. */
 int rdat_cpu_stats(int cpu, struct rdat_stats *s);
