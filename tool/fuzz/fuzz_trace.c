@@ -32,6 +32,21 @@ static int fz_on_stack(void *arg, uint32_t event, const struct tp_stackref *ref)
 	return 0;
 }
 
+/* Record interface: every record is well formed. */
+static int fz_on_record(void *arg, const struct ev_record *r)
+{
+	uint32_t i;
+
+	(void)arg;
+	if (!r->type_name || memchr(r->comm, '\0', sizeof(r->comm)) == NULL)
+		abort();
+	if (r->stack.kind == EV_STACK_FULL)
+		for (i = 0; i < r->stack.nr; i++)
+			if (!r->stack.frames[i])
+				abort();
+	return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fz_count c = {0};
@@ -52,6 +67,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (!tp_event_name(&ctx, (uint32_t)i))
 				abort();
 	}
+	tp_ctx_free(&ctx);
+	tp_ctx_init(&ctx);
+	if (tp_feed_records(&ctx, (const char *)data, size, fz_on_record, NULL) == 0 &&
+	    ctx.head != ctx.tail)
+		abort(); /* every record delivered */
 	tp_ctx_free(&ctx);
 	return 0;
 }

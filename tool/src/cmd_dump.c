@@ -5,11 +5,14 @@
  */
 #define _GNU_SOURCE
 #include "stackmap.h"
+#include "tracedat.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define DUMP_DEFAULT_FILE "/sys/kernel/tracing/stack_map_bin"
 
@@ -57,59 +60,91 @@ static void dump_text(struct sm_out *o, struct sm_frames *fr, const struct smbin
 	sm_out_chr(o, '\n');
 }
 
+/* Bytes that are not valid UTF-8 become U+FFFD, so the JSON output is always valid UTF-8. */
+static const char *dump_utf8(const char *s, char *buf, size_t size)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = 0;
+
+	for (; *p && n + 4 < size; p++) {
+		size_t len = *p < 0x80		   ? 1
+			     : (*p & 0xe0) == 0xc0 ? 2
+			     : (*p & 0xf0) == 0xe0 ? 3
+			     : (*p & 0xf8) == 0xf0 ? 4
+						   : 0;
+		size_t k;
+
+		for (k = 1; len && k < len; k++)
+			if ((p[k] & 0xc0) != 0x80)
+				len = 0;
+		if (len == 2 && *p < 0xc2)
+			len = 0; /* overlong */
+		if (!len) {
+			memcpy(buf + n, "\xef\xbf\xbd", 3);
+			n += 3;
+			continue;
+		}
+		memcpy(buf + n, p, len);
+		n += len;
+		p += len - 1;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+static json_object *dump_json_str(const char *s)
+{
+	char buf[1024 * 3 + 8];
+
+	return json_object_new_string(dump_utf8(s, buf, sizeof(buf)));
+}
+
 static void dump_json(struct sm_out *o, struct sm_frames *fr, const struct syms *syms,
 		      int have_syms, const struct smbin_stack *s, int first)
 {
+	json_object *obj = json_object_new_object(), *ips = json_object_new_array();
 	const char *file;
+	char hex[24];
 	uint32_t j;
 	int res, line;
 
-	sm_out_str(o, first ? "\n  {\"id\": " : ",\n  {\"id\": ");
-	sm_out_u64(o, s->id);
-	sm_out_str(o, ", \"ref_count\": ");
-	sm_out_u64(o, s->ref_count);
-	sm_out_str(o, ", \"depth\": ");
-	sm_out_u64(o, s->nr);
-	sm_out_str(o, ", \"ips\": [");
+	json_object_object_add(obj, "id", json_object_new_int64(s->id));
+	json_object_object_add(obj, "ref_count", json_object_new_int64(s->ref_count));
+	json_object_object_add(obj, "depth", json_object_new_int64(s->nr));
 	for (j = 0; j < s->nr; j++) {
-		if (j)
-			sm_out_str(o, ", ");
-		sm_out_chr(o, '"');
-		sm_out_hex16(o, s->ips[j]);
-		sm_out_chr(o, '"');
+		snprintf(hex, sizeof(hex), "0x%016llx", (unsigned long long)s->ips[j]);
+		json_object_array_add(ips, json_object_new_string(hex));
 	}
-	sm_out_chr(o, ']');
+	json_object_object_add(obj, "ips", ips);
 	if (have_syms) {
-		sm_out_str(o, ", \"symbols\": [");
+		json_object *syma = json_object_new_array();
+
 		for (j = 0; j < s->nr; j++) {
 			const char *txt = sm_frame(fr, s->ips[j], SM_FRAME_FULL, &res);
 
-			if (j)
-				sm_out_str(o, ", ");
-			if (res)
-				sm_out_json_str(o, txt);
-			else
-				sm_out_str(o, "null");
+			json_object_array_add(syma, res ? dump_json_str(txt) : NULL);
 		}
-		sm_out_chr(o, ']');
+		json_object_object_add(obj, "symbols", syma);
 	}
 	if (sm_opts.lines) {
-		sm_out_str(o, ", \"lines\": [");
-		for (j = 0; j < s->nr; j++) {
-			if (j)
-				sm_out_str(o, ", ");
-			if (syms_srcline(syms, s->ips[j], &file, &line) == 0) {
-				char tmp[1024];
+		json_object *la = json_object_new_array();
 
+		for (j = 0; j < s->nr; j++) {
+			char tmp[1024];
+
+			if (syms_srcline(syms, s->ips[j], &file, &line) == 0) {
 				snprintf(tmp, sizeof(tmp), "%s:%d", file, line);
-				sm_out_json_str(o, tmp);
+				json_object_array_add(la, dump_json_str(tmp));
 			} else {
-				sm_out_str(o, "null");
+				json_object_array_add(la, NULL);
 			}
 		}
-		sm_out_chr(o, ']');
+		json_object_object_add(obj, "lines", la);
 	}
-	sm_out_chr(o, '}');
+	sm_out_str(o, first ? "\n  " : ",\n  ");
+	sm_out_str(o, json_object_to_json_string_ext(obj, JSON_C_TO_STRING_SPACED |
+								  JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(obj);
 }
 
 static void dump_folded(struct sm_out *o, struct sm_frames *fr, const struct smbin_stack *s)
@@ -135,6 +170,7 @@ int cmd_dump(int argc, char **argv)
 		{"folded", no_argument, NULL, 'f'},
 		{"top", required_argument, NULL, 'n'},
 		{"sort", required_argument, NULL, 's'},
+		{"map", required_argument, NULL, 'm'},
 		{"help", no_argument, NULL, 'h'},
 		SM_SYM_LONGOPTS,
 		{NULL, 0, NULL, 0},
@@ -143,8 +179,13 @@ int cmd_dump(int argc, char **argv)
 	enum dump_sort sort = SORT_ID;
 	const struct smbin_stack **order = NULL;
 	unsigned long top = 0;
-	int have_top = 0, have_sort = 0, have_syms = 0, ret, c, derr;
-	const char *path = DUMP_DEFAULT_FILE;
+	int have_top = 0, have_sort = 0, have_syms = 0, ret, c, derr = 0;
+	const char *path = DUMP_DEFAULT_FILE, *map_opt = NULL;
+	char *sibling = NULL;
+	struct td_file td = {0};
+	struct td_err terr = {0};
+	int is_dat, inside = 0;
+	char what[4200];
 	struct smbin_map map;
 	struct sm_frames fr;
 	struct sm_out out;
@@ -182,8 +223,11 @@ int cmd_dump(int argc, char **argv)
 				return SM_EXIT_USAGE;
 			}
 			break;
+		case 'm':
+			map_opt = optarg;
+			break;
 		case 'h':
-			sm_usage(stdout);
+			sm_cmd_usage(stdout, "dump");
 			return SM_EXIT_OK;
 		default:
 			sm_err("dump: unknown or incomplete option '%s'", argv[optind - 1]);
@@ -199,13 +243,49 @@ int cmd_dump(int argc, char **argv)
 	if (have_top && !have_sort)
 		sort = SORT_REF;
 
-	ret = sm_load_syms(&syms, &have_syms);
-	if (ret)
+	is_dat = sm_is_tracedat(path);
+	if (is_dat < 0) {
+		sm_err("%s: %s", path, strerror(-is_dat));
+		return SM_EXIT_USAGE;
+	}
+	if (is_dat) {
+		ret = td_open_file(&td, path, &terr);
+		if (ret) {
+			if (ret == -EBADMSG || ret == -EPROTONOSUPPORT)
+				sm_err("%s: offset %llu: %s", path, (unsigned long long)terr.offset,
+				       terr.msg);
+			else
+				sm_err("%s: %s", path, strerror(-ret));
+			td_close(&td);
+			return ret == -EBADMSG || ret == -EPROTONOSUPPORT ? SM_EXIT_DATA
+									  : SM_EXIT_USAGE;
+		}
+		sibling = map_opt ? NULL : sm_sibling(path, "stack_map_bin");
+	} else if (map_opt) {
+		sm_err("dump: --map is for a trace.dat FILE; give the map as FILE");
+		return SM_EXIT_USAGE;
+	}
+	ret = sm_load_syms_text(&syms, &have_syms, is_dat ? td.kallsyms : NULL, td.kallsyms_len,
+				path);
+	/* no stack_map_bin next to the trace.dat: the copy inside it, if it has one */
+	if (!ret && is_dat && sibling && access(sibling, F_OK) && td.stackmap) {
+		snprintf(what, sizeof(what), "%s (stack map inside)", path);
+		derr = sm_load_map_buf(what, td.stackmap, td.stackmap_len, &map, 1);
+		inside = 1;
+	}
+	td_close(&td);
+	if (ret) {
+		free(sibling);
 		return ret;
+	}
+	if (is_dat)
+		path = map_opt ? map_opt : sibling;
 	/* On malformed data, print what decoded cleanly, then the error line. */
-	derr = sm_load_map(path, &map, 1);
+	if (!inside)
+		derr = path ? sm_load_map(path, &map, 1) : SM_EXIT_USAGE;
 	if (derr == SM_EXIT_USAGE) {
 		syms_free(&syms);
+		free(sibling);
 		return derr;
 	}
 	/* JSON keeps file:line in its own "lines" array */
@@ -254,6 +334,7 @@ out:
 		ret = SM_EXIT_USAGE;
 	}
 	free(order);
+	free(sibling);
 	sm_frames_free(&fr);
 	smbin_free(&map);
 	syms_free(&syms);

@@ -5,6 +5,7 @@
  * put back on every exit path (success, failure, SIGINT/SIGTERM/SIGHUP).
  */
 #define _GNU_SOURCE
+#include "record_dat.h"
 #include "stackmap.h"
 
 #include <errno.h>
@@ -17,12 +18,17 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <tracefs.h>
 #include <unistd.h>
 
 #define REC_DEFAULT_DIR	   "stackmap.data"
 #define REC_DEFAULT_EVENT  "sched:sched_switch"
 #define REC_ESTALE_RETRIES 5
+#define REC_POLL_NS	   (20 * 1000 * 1000) /* streaming: pause when every CPU was empty */
+#define REC_WAIT_NS	   (10 * 1000 * 1000) /* otherwise: how often the command is checked */
+
+enum rec_format { REC_DAT = 1, REC_TEXT = 2, REC_BOTH = 3 };
 
 struct rec_event {
 	char *system;
@@ -230,14 +236,14 @@ static int rec_copy(const char *src, const char *dir, const char *name, size_t *
 	return ret;
 }
 
-static int rec_save(const char *dir, const char *ksyms)
+static int rec_save(const char *dir, const char *ksyms, int with_trace)
 {
 	static const char *const files[] = {"trace", "stack_map_bin", "stack_map_stat"};
 	size_t i, copied;
 	char *src;
 	int ret;
 
-	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+	for (i = with_trace ? 0 : 1; i < sizeof(files) / sizeof(files[0]); i++) {
 		src = tracefs_get_tracing_file(files[i]);
 		if (!src)
 			return -1;
@@ -259,8 +265,28 @@ static int rec_save(const char *dir, const char *ksyms)
 	return 0;
 }
 
-/* Run argv; return its wait status, or -1 if it could not be started. */
-static int rec_run(char **argv)
+/* Streaming: move ready pages to disk while the command runs. */
+static int rec_stream_poll(struct rdat *rd)
+{
+	struct timespec ts = {0, REC_POLL_NS};
+	long n = rdat_drain(rd, 64);
+
+	if (n < 0) {
+		sm_err("record: reading trace_pipe_raw: %s", strerror((int)-n));
+		return -1;
+	}
+	/*
+	 * Nothing ready: sleep in poll() until a CPU's buffer reaches buffer_percent (the
+	 * kernel's wake-up for trace_pipe_raw readers) or REC_POLL_NS pass. A plain file (the
+	 * tests' fake tracefs) polls readable at once, hence the sleep after an empty poll.
+	 */
+	if (n == 0 && rdat_wait(rd, (int)(REC_POLL_NS / 1000000)) > 0 && rdat_drain(rd, 64) == 0)
+		nanosleep(&ts, NULL);
+	return 0;
+}
+
+/* Run argv; return its wait status, or -1 if it could not be started. With @rd, stream. */
+static int rec_run(char **argv, struct rdat *rd)
 {
 	int pipefd[2], status = 0, err = 0;
 	bool forwarded = false;
@@ -300,20 +326,94 @@ static int rec_run(char **argv)
 		sm_err("record: cannot run '%s': %s", argv[0], strerror(err));
 		return -1;
 	}
+	/*
+	 * Poll instead of blocking in waitpid(): a signal that arrives before the wait (e.g. while
+	 * reading the exec status above) would otherwise not be forwarded until the command ends.
+	 */
 	for (;;) {
-		if (waitpid(pid, &status, 0) == pid)
-			break;
-		if (errno != EINTR) {
-			sm_err("record: waitpid: %s", strerror(errno));
-			return -1;
-		}
+		struct timespec ts = {0, REC_WAIT_NS};
+		pid_t w;
+
 		if (rec_signal && !forwarded) {
 			/* Stop the workload; the trace gathered so far is still saved. */
 			kill(pid, rec_signal == SIGINT ? SIGINT : SIGTERM);
 			forwarded = true;
 		}
+		w = waitpid(pid, &status, WNOHANG);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			sm_err("record: waitpid: %s", strerror(errno));
+			return -1;
+		}
+		if (w == 0 && rd && rec_stream_poll(rd))
+			rd = NULL; /* stop streaming, keep waiting for the command */
+		else if (w == 0 && !rd)
+			nanosleep(&ts, NULL);
 	}
 	return status;
+}
+
+/* Drain what is left, write trace.dat and report the kernel's counters. */
+static int rec_save_dat(struct rdat *rd, const char *dir, const char *ksyms,
+			const struct rec_state *st, int stream)
+{
+	struct rdat_event *ev = calloc(st->nevents + 1, sizeof(*ev));
+	uint64_t bytes = 0, pages = 0, read = 0, lost = 0, left = 0;
+	struct rdat_stats cs;
+	long n;
+	size_t i;
+	int cpu, ret;
+
+	if (!ev)
+		return -1;
+	for (i = 0; i < st->nevents; i++)
+		ev[i] = (struct rdat_event){st->events[i].system, st->events[i].event};
+	/*
+	 * DIR/cpu_stats: in flight mode the counters before the buffer is read (entries and bytes
+	 * describe what it held, as reading per_cpu/cpuN/stats after a text-only record did);
+	 * in stream mode after the last read (read + lost = written).
+	 */
+	if (!stream && rdat_save_stats(rd, dir)) {
+		sm_err("record: cannot write %s/cpu_stats", dir);
+		free(ev);
+		return -1;
+	}
+	n = rdat_drain(rd, -1);
+	if (n < 0) {
+		sm_err("record: reading trace_pipe_raw: %s", strerror((int)-n));
+		free(ev);
+		return -1;
+	}
+	for (cpu = 0; cpu < rd->ncpus; cpu++) {
+		pages += rd->pages[cpu];
+		if (rdat_cpu_stats(cpu, &cs) == 0) {
+			read += cs.read;
+			lost += cs.overrun + cs.dropped + cs.commit_overrun;
+			left += cs.entries;
+		}
+	}
+	if (stream && rdat_save_stats(rd, dir)) {
+		sm_err("record: cannot write %s/cpu_stats", dir);
+		free(ev);
+		return -1;
+	}
+	ret = rdat_finish(rd, dir, ksyms, ev, st->nevents, &bytes);
+	free(ev);
+	if (ret) {
+		sm_err("record: cannot write %s/trace.dat: %s", dir, strerror(-ret));
+		return -1;
+	}
+	printf("stackmap: saved %s/trace.dat (%llu bytes, %llu pages from %d CPUs)\n", dir,
+	       (unsigned long long)bytes, (unsigned long long)pages, rd->ncpus);
+	printf("stackmap: kernel counters (per_cpu/*/stats): %llu events read, %llu lost%s, %llu "
+	       "left in the buffer\n",
+	       (unsigned long long)read, (unsigned long long)lost,
+	       !lost	? ""
+	       : stream ? " (not read in time)"
+			: " (overwritten: the buffer wrapped)",
+	       (unsigned long long)left);
+	return 0;
 }
 
 static bool rec_exists(const char *dir, const char *name)
@@ -350,6 +450,8 @@ int cmd_record(int argc, char **argv)
 		{"event", required_argument, NULL, 'e'},
 		{"buffer-size", required_argument, NULL, 'b'},
 		{"output", required_argument, NULL, 'o'},
+		{"mode", required_argument, NULL, 'm'},
+		{"format", required_argument, NULL, 'F'},
 		{"help", no_argument, NULL, 'h'},
 		SM_SYM_LONGOPTS,
 		{NULL, 0, NULL, 0},
@@ -357,13 +459,15 @@ int cmd_record(int argc, char **argv)
 	const char *outdir = REC_DEFAULT_DIR, *ksyms = "/proc/kallsyms", *tdir;
 	struct sigaction sa, old_int, old_term, old_hup;
 	struct rec_state st = {0};
+	struct rdat rd = {0};
+	int stream = 0, format = 0, rd_open = 0; /* 0: the default for the mode */
 	unsigned long bufsize = 0;
 	int ret = SM_EXIT_USAGE, c, status;
 	char *dircopy = NULL;
 	size_t i;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+he:b:o:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+he:b:o:m:F:", longopts, NULL)) != -1) {
 		if (sm_sym_option(c, optarg))
 			continue;
 		switch (c) {
@@ -380,8 +484,29 @@ int cmd_record(int argc, char **argv)
 		case 'o':
 			outdir = optarg;
 			break;
+		case 'm':
+			if (!strcmp(optarg, "stream") || !strcmp(optarg, "flight")) {
+				stream = optarg[0] == 's';
+			} else {
+				sm_err("record: --mode must be stream or flight, got '%s'", optarg);
+				goto out;
+			}
+			break;
+		case 'F':
+			if (!strcmp(optarg, "dat")) {
+				format = REC_DAT;
+			} else if (!strcmp(optarg, "text")) {
+				format = REC_TEXT;
+			} else if (!strcmp(optarg, "both")) {
+				format = REC_BOTH;
+			} else {
+				sm_err("record: --format must be dat, text or both, got '%s'",
+				       optarg);
+				goto out;
+			}
+			break;
 		case 'h':
-			sm_usage(stdout);
+			sm_cmd_usage(stdout, "record");
 			ret = SM_EXIT_OK;
 			goto out;
 		default:
@@ -391,6 +516,18 @@ int cmd_record(int argc, char **argv)
 	}
 	if (optind >= argc) {
 		sm_err("record: no command given (usage: stackmap record [OPTIONS] -- COMMAND...)");
+		goto out;
+	}
+	/*
+	 * Flight mode keeps the text trace by default (scripts and older readers use DIR/trace)
+	 * and adds trace.dat; streaming can only write trace.dat.
+	 */
+	if (!format)
+		format = stream ? REC_DAT : REC_BOTH;
+	if (stream && format != REC_DAT) {
+		sm_err("record: --mode stream writes trace.dat only (the text trace would be "
+		       "empty: "
+		       "streaming consumes the buffer)");
 		goto out;
 	}
 	if (sm_opts.kallsyms)
@@ -432,7 +569,18 @@ int cmd_record(int argc, char **argv)
 		rec_restore(&st);
 		goto out_sig;
 	}
-	status = rec_run(argv + optind);
+	if (format & REC_DAT) {
+		int err = rdat_open(&rd, outdir);
+
+		rd_open = 1;
+		if (err) {
+			sm_err("record: cannot open %s/per_cpu/cpu*/trace_pipe_raw: %s", tdir,
+			       strerror(-err));
+			rec_restore(&st);
+			goto out_sig;
+		}
+	}
+	status = rec_run(argv + optind, stream ? &rd : NULL);
 	tracefs_trace_off(NULL);
 	if (status < 0) {
 		rec_restore(&st);
@@ -442,7 +590,9 @@ int cmd_record(int argc, char **argv)
 		printf("stackmap: command exited with status %d\n", WEXITSTATUS(status));
 	else if (WIFSIGNALED(status))
 		printf("stackmap: command killed by signal %d\n", WTERMSIG(status));
-	if (rec_save(outdir, ksyms)) {
+	/* the text (a non-consuming read) first: reading the binary pages empties the buffer */
+	if (rec_save(outdir, ksyms, format & REC_TEXT) ||
+	    ((format & REC_DAT) && rec_save_dat(&rd, outdir, ksyms, &st, stream))) {
 		rec_restore(&st);
 		goto out_sig;
 	}
@@ -455,6 +605,8 @@ out_sig:
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
 out:
+	if (rd_open)
+		rdat_close(&rd);
 	for (i = 0; i < st.nevents; i++) {
 		free(st.events[i].system);
 		free(st.events[i].event);

@@ -4,6 +4,7 @@
  * full-stack fallback blocks) to their events and show the most frequent stacks per event.
  */
 #define _GNU_SOURCE
+#include "report_dat.h"
 #include "stackmap.h"
 #include "trace_parse.h"
 
@@ -415,6 +416,11 @@ int cmd_report(int argc, char **argv)
 	struct sm_frames fr;
 	struct syms syms;
 	struct tp_ctx ctx;
+	struct td_file td = {0};
+	struct td_err terr = {0};
+	struct rd_stats rst;
+	int is_dat = 0, map_sibling = 0;
+	char what[4200];
 	size_t len;
 
 	opterr = 0;
@@ -445,7 +451,7 @@ int cmd_report(int argc, char **argv)
 			folded = 1;
 			break;
 		case 'h':
-			sm_usage(stdout);
+			sm_cmd_usage(stdout, "report");
 			ret = SM_EXIT_OK;
 			goto out_args;
 		default:
@@ -454,14 +460,23 @@ int cmd_report(int argc, char **argv)
 			goto out_args;
 		}
 	}
+	if (optind < argc && !trace_path) {
+		trace_path = strdup(argv[optind]);
+		optind++;
+	}
 	if (optind < argc) {
 		sm_err("report: unexpected argument '%s'", argv[optind]);
 		ret = SM_EXIT_USAGE;
 		goto out_args;
 	}
 	if (dir) {
-		if (!trace_path)
-			trace_path = rep_path(dir, "trace");
+		if (!trace_path) {
+			trace_path = rep_path(dir, "trace.dat");
+			if (trace_path && access(trace_path, F_OK)) {
+				free(trace_path);
+				trace_path = rep_path(dir, "trace");
+			}
+		}
 		if (!map_path)
 			map_path = rep_path(dir, "stack_map_bin");
 		ks_path = rep_path(dir, "kallsyms");
@@ -469,29 +484,79 @@ int cmd_report(int argc, char **argv)
 		    access(ks_path, R_OK) == 0)
 			sm_opts.kallsyms = ks_path;
 	}
+	if (trace_path) {
+		is_dat = sm_is_tracedat(trace_path);
+		if (is_dat < 0) {
+			sm_err("%s: %s", trace_path, strerror(-is_dat));
+			ret = SM_EXIT_USAGE;
+			goto out_args;
+		}
+		/* a trace.dat's map is the stack_map_bin next to it, else the one inside it */
+		if (is_dat && !map_path) {
+			map_path = sm_sibling(trace_path, "stack_map_bin");
+			map_sibling = 1;
+		}
+	}
 	if (!trace_path || !map_path) {
-		sm_err("report: needs --trace FILE and --map FILE (or -i DIR)");
+		sm_err("report: needs --trace FILE and --map FILE (or -i DIR, or a trace.dat)");
 		ret = SM_EXIT_USAGE;
 		goto out_args;
 	}
+	if (is_dat) {
+		ret = td_open_file(&td, trace_path, &terr);
+		if (ret) {
+			if (ret == -EBADMSG || ret == -EPROTONOSUPPORT)
+				sm_err("%s: offset %llu: %s", trace_path,
+				       (unsigned long long)terr.offset, terr.msg);
+			else
+				sm_err("%s: %s", trace_path, strerror(-ret));
+			ret = ret == -EBADMSG || ret == -EPROTONOSUPPORT ? SM_EXIT_DATA
+									 : SM_EXIT_USAGE;
+			td_close(&td);
+			goto out_args;
+		}
+	}
 
-	ret = sm_load_syms(&syms, &have_syms);
-	if (ret)
+	ret = sm_load_syms_text(&syms, &have_syms, is_dat ? td.kallsyms : NULL, td.kallsyms_len,
+				trace_path);
+	if (ret) {
+		td_close(&td);
 		goto out_args;
+	}
 	sm_frames_init(&fr, have_syms ? &syms : NULL, sm_opts.lines);
 	tp_ctx_init(&ctx);
 	tp_strtab_init(&r.full);
-	ret = sm_load_map(map_path, &map, 0);
+	if (map_sibling && access(map_path, F_OK) && td.stackmap) {
+		snprintf(what, sizeof(what), "%s (stack map inside)", trace_path);
+		ret = sm_load_map_buf(what, td.stackmap, td.stackmap_len, &map, 0);
+	} else {
+		ret = sm_load_map(map_path, &map, 0);
+	}
 	if (ret)
 		goto out;
 	r.map = &map;
-	ret = smbin_read_file(trace_path, &buf, &len);
-	if (ret) {
-		sm_err("%s: %s", trace_path, strerror(-ret));
-		ret = SM_EXIT_USAGE;
-		goto out;
+	if (is_dat) {
+		ret = rd_feed(&td, &ctx, &fr, rep_on_stack, &r, &rst, &terr);
+		if (ret == -EBADMSG) {
+			sm_err("%s: offset %llu: %s", trace_path, (unsigned long long)terr.offset,
+			       terr.msg);
+			ret = SM_EXIT_DATA;
+			goto out;
+		}
+		if (!ret && rst.missed_pages)
+			sm_err("%s: the kernel lost events before %llu ring-buffer pages (%llu "
+			       "lost events counted where the page had room for the count)",
+			       trace_path, (unsigned long long)rst.missed_pages,
+			       (unsigned long long)rst.missed_events);
+	} else {
+		ret = smbin_read_file(trace_path, &buf, &len);
+		if (ret) {
+			sm_err("%s: %s", trace_path, strerror(-ret));
+			ret = SM_EXIT_USAGE;
+			goto out;
+		}
+		ret = tp_feed_buf(&ctx, buf, len, rep_on_stack, &r);
 	}
-	ret = tp_feed_buf(&ctx, buf, len, rep_on_stack, &r);
 	if (!ret)
 		ret = rep_print(&r, &ctx, &fr, folded, top, have_top);
 	if (ret) {
@@ -507,6 +572,7 @@ out:
 	smbin_free(&map);
 	sm_frames_free(&fr);
 	syms_free(&syms);
+	td_close(&td);
 out_args:
 	free(trace_path);
 	free(map_path);

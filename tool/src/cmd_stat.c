@@ -54,7 +54,7 @@ int cmd_stat(int argc, char **argv)
 			map_path = optarg;
 			break;
 		case 'h':
-			sm_usage(stdout);
+			sm_cmd_usage(stdout, "stat");
 			return SM_EXIT_OK;
 		default:
 			sm_err("stat: unknown or incomplete option '%s'", argv[optind - 1]);

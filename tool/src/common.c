@@ -5,8 +5,10 @@
  */
 #define _GNU_SOURCE
 #include "stackmap.h"
+#include "tracedat.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -66,13 +68,40 @@ int sm_parse_uint(const char *s, unsigned long *out)
 
 int sm_load_syms(struct syms *s, int *have_syms)
 {
+	return sm_load_syms_text(s, have_syms, NULL, 0, NULL);
+}
+
+int sm_load_syms_text(struct syms *s, int *have_syms, const char *text, size_t len,
+		      const char *what)
+{
 	const char *ks = sm_opts.kallsyms;
 	struct syms_err err = {0};
 	int ret, dflt = 0;
 
 	syms_init(s);
 	*have_syms = 0;
-	if (!ks && !sm_opts.no_kallsyms && access("/proc/kallsyms", R_OK) == 0) {
+	if (!ks && !sm_opts.no_kallsyms && text) {
+		char *copy = malloc(len + 1);
+
+		if (!copy) {
+			sm_err("out of memory");
+			return SM_EXIT_USAGE;
+		}
+		memcpy(copy, text, len);
+		copy[len] = '\0';
+		ret = syms_load_kallsyms_owned(s, copy, len, &err);
+		if (ret && ret != -ENODATA) {
+			sm_err("%s: kallsyms: %s", what, err.msg);
+			syms_free(s);
+			return SM_EXIT_USAGE;
+		}
+		if (ret) /* zero addresses (kptr_restrict at record time): no symbols */
+			syms_free(s);
+		else
+			*have_syms = 1;
+		ks = NULL;
+		dflt = 1;
+	} else if (!ks && !sm_opts.no_kallsyms && access("/proc/kallsyms", R_OK) == 0) {
 		ks = "/proc/kallsyms";
 		dflt = 1;
 	}
@@ -106,6 +135,39 @@ int sm_load_syms(struct syms *s, int *have_syms)
 	return 0;
 }
 
+/* 1 when @path starts with the trace.dat magic, 0 when not, -errno when unreadable. */
+int sm_is_tracedat(const char *path)
+{
+	char head[TD_MAGIC_LEN];
+	ssize_t n;
+	int fd;
+
+	if (!strcmp(path, "-"))
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, head, sizeof(head));
+	close(fd);
+	if (n < 0)
+		return -errno;
+	return td_is_tracedat(head, (size_t)n);
+}
+
+/* DIR/name for the directory that holds @file. */
+char *sm_sibling(const char *file, const char *name)
+{
+	const char *slash = strrchr(file, '/');
+	size_t n = slash ? (size_t)(slash - file) + 1 : 0, len = n + strlen(name) + 1;
+	char *p = malloc(len);
+
+	if (p) {
+		memcpy(p, file, n);
+		strcpy(p + n, name);
+	}
+	return p;
+}
+
 static char sm_map_error[512];
 
 void sm_map_error_flush(void)
@@ -113,6 +175,34 @@ void sm_map_error_flush(void)
 	if (sm_map_error[0])
 		sm_err("%s", sm_map_error);
 	sm_map_error[0] = '\0';
+}
+
+int sm_load_map_buf(const char *what, const void *data, size_t len, struct smbin_map *map,
+		    int defer)
+{
+	struct smbin_err err;
+	char *buf = malloc(len + 1);
+	int ret;
+
+	memset(map, 0, sizeof(*map));
+	if (!buf) {
+		sm_err("out of memory");
+		return SM_EXIT_USAGE;
+	}
+	memcpy(buf, data, len);
+	ret = smbin_decode_owned(buf, len, map, &err);
+	if (ret == -EBADMSG) {
+		snprintf(sm_map_error, sizeof(sm_map_error), "%s: offset %llu: %s", what,
+			 (unsigned long long)err.offset, err.msg);
+		if (!defer)
+			sm_map_error_flush();
+		return SM_EXIT_DATA;
+	}
+	if (ret) {
+		sm_err("%s: %s", what, strerror(-ret));
+		return SM_EXIT_USAGE;
+	}
+	return 0;
 }
 
 int sm_load_map(const char *path, struct smbin_map *map, int defer)
@@ -251,27 +341,6 @@ void sm_out_fmt(struct sm_out *o, const char *fmt, ...)
 		return;
 	}
 	sm_out_mem(o, tmp, (size_t)n);
-}
-
-void sm_out_json_str(struct sm_out *o, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	sm_out_chr(o, '"');
-	for (; *p; p++) {
-		if (*p == '"' || *p == '\\') {
-			sm_out_chr(o, '\\');
-			sm_out_chr(o, (char)*p);
-		} else if (*p < 0x20 || *p >= 0x7f) {
-			/* Control and non-ASCII bytes: escape so the output is always valid JSON. */
-			sm_out_str(o, "\\u00");
-			sm_out_chr(o, sm_hexdig[*p >> 4]);
-			sm_out_chr(o, sm_hexdig[*p & 0xf]);
-		} else {
-			sm_out_chr(o, (char)*p);
-		}
-	}
-	sm_out_chr(o, '"');
 }
 
 /* Frame formatting cache -------------------------------------------------------------- */

@@ -15,34 +15,29 @@ static const char sm_usage_text[] =
 	"Usage: stackmap [GLOBAL OPTIONS] COMMAND [OPTIONS] [ARGS]\n"
 	"\n"
 	"Decode and summarise the ftrace stackmap exports (stack_map_bin, stack_map_stat)\n"
-	"and traces that carry <stack_id N> events.\n"
+	"and traces (trace.dat or trace text) that carry <stack_id N> events.\n"
 	"\n"
-	"Commands:\n"
-	"  dump [FILE|-]        decode a stack_map_bin file (default "
-	"/sys/kernel/tracing/stack_map_bin)\n"
-	"      --json           JSON array, one object per stack\n"
-	"      --folded         collapsed stacks (root first) for flame graph tools\n"
-	"      --top N          only the first N stacks after sorting (implies --sort ref)\n"
-	"      --sort KEY       ref (descending ref_count), id (default) or depth (descending)\n"
-	"  report --trace FILE --map FILE [--top N] [--folded]\n"
-	"  report -i|--input DIR [--top N] [--folded]\n"
-	"                       attribute <stack_id N> and <stack trace> entries of a trace to\n"
-	"                       their events; -i DIR reads DIR/trace, DIR/stack_map_bin and\n"
-	"                       DIR/kallsyms as written by record\n"
-	"  record [-e SYSTEM[:EVENT]]... [-b KB] [-o DIR] -- COMMAND [ARGS]\n"
-	"                       trace COMMAND with stackmap + stacktrace and save trace,\n"
-	"                       stack_map_bin, stack_map_stat and kallsyms into DIR; every\n"
-	"                       tracefs setting is restored, also on SIGINT/SIGTERM/SIGHUP\n"
-	"      -e, --event      event to enable (repeatable; default sched:sched_switch)\n"
-	"      -b, --buffer-size KB  per-CPU ring buffer size\n"
-	"      -o, --output DIR output directory (default ./stackmap.data)\n"
-	"  stat [FILE] [--map FILE]\n"
-	"                       show stack_map_stat (default /sys/kernel/tracing/stack_map_stat)\n"
-	"                       with fill ratio and an estimate of the ring-buffer bytes saved\n"
+	"Commands (stackmap COMMAND -h shows the options of one):\n"
+	"  dump [FILE|-]        decode a stack_map_bin file, or the map next to a trace.dat\n"
+	"  report [FILE]        attribute the stacks of a trace.dat or trace text to their events\n"
+	"  record -- COMMAND    trace COMMAND with stackmap + stacktrace into trace.dat and the "
+	"map\n"
+	"  stat [FILE]          show stack_map_stat with fill ratio and ring-buffer bytes saved\n"
+	"  export --format FMT [-o FILE] [OPTIONS] INPUT\n"
+	"                       write a recording (record's DIR, or a trace file with --map) as\n"
+	"                       folded, speedscope, pprof, perfetto or svg (flame graph)\n"
+	"      --by KEY         root of the stacks: event (default), comm, pid or none\n"
+	"      --weight W       count (default) or offcpu (ns off CPU after each sched_switch)\n"
+	"      --color KEY      svg colours: event (default) or module\n"
+	"      --title TEXT     svg title, speedscope name\n"
+	"      --map FILE       stack_map_bin for a trace file INPUT\n"
+	"  diff [--format folded|svg] [--normalize] [-o FILE] A B\n"
+	"                       compare two recordings by frames: 'path countA countB' lines\n"
+	"                       or a differential flame graph; --normalize scales A to B\n"
 	"\n"
 	"Global options (also accepted after the command):\n"
-	"  --kallsyms FILE      symbols from a kallsyms file (default /proc/kallsyms if it\n"
-	"                       shows addresses)\n"
+	"  --kallsyms FILE      symbols from a kallsyms file (default: the kallsyms inside a\n"
+	"                       trace.dat, else /proc/kallsyms if it shows addresses)\n"
 	"  --no-kallsyms        do not read any kallsyms file\n"
 	"  --vmlinux FILE       symbols from the ELF .symtab of FILE\n"
 	"  --lines              append file:line from the DWARF of --vmlinux\n"
@@ -53,9 +48,93 @@ static const char sm_usage_text[] =
 	"Exit status: 0 success, 1 malformed input data, 2 usage error, unreadable file or\n"
 	"missing kernel support.\n";
 
+static const char sm_sym_help[] = "\n"
+				  "Symbol options: --kallsyms FILE, --no-kallsyms, --vmlinux FILE, "
+				  "--lines (see stackmap -h).\n";
+
+struct sm_cmd_help {
+	const char *name;
+	const char *text;
+};
+
+static const struct sm_cmd_help sm_cmd_helps[] = {
+	{"dump",
+	 "Usage: stackmap dump [OPTIONS] [FILE|-]\n"
+	 "\n"
+	 "Decode a stack_map_bin file (default /sys/kernel/tracing/stack_map_bin; - reads\n"
+	 "standard input). When FILE is a trace.dat, the map is the stack_map_bin next to it\n"
+	 "(or --map FILE) and the symbols are the trace.dat's kallsyms.\n"
+	 "\n"
+	 "  --json               JSON array, one object per stack\n"
+	 "  --folded             collapsed stacks (root first) for flame graph tools\n"
+	 "  --top N              only the first N stacks after sorting (implies --sort ref)\n"
+	 "  --sort KEY           ref (descending ref_count), id (default) or depth\n"
+	 "  --map FILE           the map for a trace.dat FILE\n"
+	 "  -h, --help           this help\n"},
+	{"report",
+	 "Usage: stackmap report [OPTIONS] [FILE]\n"
+	 "       stackmap report --trace FILE --map FILE [OPTIONS]\n"
+	 "       stackmap report -i DIR [OPTIONS]\n"
+	 "\n"
+	 "Attribute every stack reference of a trace (kernel_stack_id records or\n"
+	 "<stack_id N> lines, and full-stack fallbacks) to the event before it on the same\n"
+	 "CPU and show the most frequent stacks per event type. FILE (or --trace) is a\n"
+	 "trace.dat (from stackmap record or trace-cmd record; its map defaults to the\n"
+	 "stack_map_bin next to it, its symbols to its own kallsyms) or trace text.\n"
+	 "\n"
+	 "  --trace FILE         the trace.dat or trace text\n"
+	 "  --map FILE           the stack_map_bin saved with it\n"
+	 "  -i, --input DIR      DIR/trace.dat (else DIR/trace), DIR/stack_map_bin and\n"
+	 "                       DIR/kallsyms, as written by record\n"
+	 "  --top N              stacks shown per event type (default 5)\n"
+	 "  --folded             event;root;...;leaf count lines for flame graphs\n"
+	 "  -h, --help           this help\n"},
+	{"record",
+	 "Usage: stackmap record [OPTIONS] -- COMMAND [ARGS]\n"
+	 "\n"
+	 "Trace COMMAND with options/stackmap and options/stacktrace, then save DIR/trace.dat\n"
+	 "(trace-cmd's format, version 6: trace-cmd report and KernelShark open it), DIR/trace\n"
+	 "(text; flight mode), DIR/stack_map_bin, DIR/stack_map_stat, DIR/kallsyms and\n"
+	 "DIR/cpu_stats. Every tracefs setting it changes is restored, also on SIGINT/SIGTERM/\n"
+	 "SIGHUP.\n"
+	 "\n"
+	 "  -e, --event SYSTEM[:EVENT]  event to enable (repeatable; default sched:sched_switch)\n"
+	 "  -b, --buffer-size KB  per-CPU ring buffer size\n"
+	 "  -o, --output DIR     output directory (default ./stackmap.data)\n"
+	 "  -m, --mode MODE      flight (default): the ring buffer's content when COMMAND ends;\n"
+	 "                       stream: pages are moved to disk while COMMAND runs, so the\n"
+	 "                       recording is not limited by the buffer (lost events counted)\n"
+	 "  -F, --format FMT     dat, text (the tracefs trace file, saved as DIR/trace) or both\n"
+	 "                       (the default in flight mode; the text is read first); stream\n"
+	 "                       mode writes dat only\n"
+	 "  -h, --help           this help\n"},
+	{"stat", "Usage: stackmap stat [FILE] [--map FILE]\n"
+		 "\n"
+		 "Show stack_map_stat (default /sys/kernel/tracing/stack_map_stat) with the fill\n"
+		 "ratio and, with --map, an estimate of the ring-buffer bytes saved.\n"
+		 "\n"
+		 "  --map FILE           stack_map_bin, for the mean stack depth\n"
+		 "  -h, --help           this help\n"},
+};
+
 void sm_usage(FILE *f)
 {
 	fputs(sm_usage_text, f);
+}
+
+void sm_cmd_usage(FILE *f, const char *cmd)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(sm_cmd_helps) / sizeof(sm_cmd_helps[0]); i++) {
+		if (!strcmp(sm_cmd_helps[i].name, cmd)) {
+			fputs(sm_cmd_helps[i].text, f);
+			if (strcmp(cmd, "record"))
+				fputs(sm_sym_help, f);
+			return;
+		}
+	}
+	sm_usage(f);
 }
 
 int main(int argc, char **argv)
@@ -103,8 +182,15 @@ int main(int argc, char **argv)
 		return cmd_record(argc, argv);
 	if (strcmp(cmd, "stat") == 0)
 		return cmd_stat(argc, argv);
+	if (strcmp(cmd, "export") == 0)
+		return cmd_export(argc, argv);
+	if (strcmp(cmd, "diff") == 0)
+		return cmd_diff(argc, argv);
 	if (strcmp(cmd, "help") == 0) {
-		sm_usage(stdout);
+		if (argc > 1)
+			sm_cmd_usage(stdout, argv[1]);
+		else
+			sm_usage(stdout);
 		return SM_EXIT_OK;
 	}
 	sm_err("unknown command '%s' (see stackmap --help)", cmd);

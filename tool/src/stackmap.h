@@ -32,11 +32,15 @@ extern struct sm_opts sm_opts;
 
 /* Print the --help text (main.c). */
 void sm_usage(FILE *f);
+/* Print the help of one command (main.c); the global help for an unknown name. */
+void sm_cmd_usage(FILE *f, const char *cmd);
 
 int cmd_dump(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 /* Messages on stderr, always prefixed with "stackmap: " and ended by a newline. */
 __attribute__((format(printf, 1, 2))) void sm_err(const char *fmt, ...);
@@ -57,6 +61,12 @@ int sm_sym_option(int c, const char *arg);
 
 /* Load the symbol sources named by sm_opts. Return 0 or SM_EXIT_USAGE after a message. */
 int sm_load_syms(struct syms *s, int *have_syms);
+/*
+ * The same, but a kallsyms @text (e.g. from a trace.dat, named @what in messages) replaces the
+ * /proc/kallsyms default; --kallsyms, --no-kallsyms and --vmlinux still apply.
+ */
+int sm_load_syms_text(struct syms *s, int *have_syms, const char *text, size_t len,
+		      const char *what);
 
 /*
  * Read and decode a map file. Return 0 or an exit code. The error line is printed at once,
@@ -65,6 +75,14 @@ int sm_load_syms(struct syms *s, int *have_syms);
  */
 int sm_load_map(const char *path, struct smbin_map *map, int defer);
 void sm_map_error_flush(void);
+/* The same for a map held in memory (e.g. inside a trace.dat); @what names it in messages. */
+int sm_load_map_buf(const char *what, const void *data, size_t len, struct smbin_map *map,
+		    int defer);
+
+/* 1 when @path starts with the trace.dat magic, 0 when not ("-" too), -errno if unreadable. */
+int sm_is_tracedat(const char *path);
+/* malloc'ed path of @name in the directory of @file. */
+char *sm_sibling(const char *file, const char *name);
 
 /* Buffered output for large listings. */
 struct sm_out {
@@ -82,7 +100,6 @@ void sm_out_chr(struct sm_out *o, char c);
 void sm_out_u64(struct sm_out *o, uint64_t v);
 void sm_out_hex16(struct sm_out *o, uint64_t v); /* 0x + 16 digits */
 __attribute__((format(printf, 2, 3))) void sm_out_fmt(struct sm_out *o, const char *fmt, ...);
-void sm_out_json_str(struct sm_out *o, const char *s); /* quoted and escaped */
 
 /* Frame styles for sm_frame(). */
 enum sm_frame_style {

@@ -110,9 +110,8 @@ static int syms_is_marker(const char *name)
 
 int syms_load_kallsyms(struct syms *s, const char *path, struct syms_err *err)
 {
-	size_t len, nadded = 0, nonzero = 0;
-	char *buf, *p, *end, **nb;
-	uint64_t lineno = 0;
+	size_t len;
+	char *buf;
 	int ret;
 
 	if (err) {
@@ -122,6 +121,20 @@ int syms_load_kallsyms(struct syms *s, const char *path, struct syms_err *err)
 	ret = smbin_read_file(path, &buf, &len);
 	if (ret)
 		return syms_fail(err, ret, "%s", strerror(-ret));
+	return syms_load_kallsyms_owned(s, buf, len, err);
+}
+
+int syms_load_kallsyms_owned(struct syms *s, char *buf, size_t len, struct syms_err *err)
+{
+	size_t nadded = 0, nonzero = 0;
+	char *p, *end, **nb;
+	uint64_t lineno = 0;
+	int ret;
+
+	if (err) {
+		err->line = 0;
+		err->msg[0] = '\0';
+	}
 	nb = realloc(s->bufs, (s->nbufs + 1) * sizeof(*nb));
 	if (!nb) {
 		free(buf);

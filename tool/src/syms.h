@@ -52,6 +52,12 @@ void syms_init(struct syms *s);
 int syms_load_kallsyms(struct syms *s, const char *path, struct syms_err *err);
 
 /*
+ * syms_load_kallsyms_owned() - the same from a malloc'ed, NUL-terminated buffer of @len bytes
+ * that the table takes over (freed by syms_free(), or at once on failure).
+ */
+int syms_load_kallsyms_owned(struct syms *s, char *buf, size_t len, struct syms_err *err);
+
+/*
  * syms_load_elf() - add the function symbols of an ELF image. When kallsyms symbols are already
  * loaded and both sides define _text, the core-kernel kallsyms entries are replaced by the ELF
  * ones shifted by the KASLR offset (kallsyms _text - ELF _text); module symbols are kept.

@@ -18,7 +18,8 @@
 
 static int tp_isspace(char c)
 {
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+	/* ' ' and '\t' '\n' '\v' '\f' '\r' (9 to 13) */
+	return c == ' ' || (unsigned char)(c - '\t') <= '\r' - '\t';
 }
 
 static int tp_isdigit(char c)
@@ -56,10 +57,11 @@ static size_t tp_timestamp(const char *p, size_t len)
 }
 
 /*
- * Find "[CPU]" followed by an optional flags token and a timestamp. On success set *cpu and
- * return the offset just after the timestamp's colon; return 0 when the line has no header.
+ * Find "[CPU]" followed by an optional flags token and a timestamp. On success set *cpu, *br
+ * (offset of the '['), *ts (offset of the timestamp) and return the offset just after the
+ * timestamp's colon; return 0 when the line has no header.
  */
-static size_t tp_header(const char *p, size_t len, int *cpu)
+static size_t tp_header(const char *p, size_t len, int *cpu, size_t *br, size_t *tsoff)
 {
 	size_t i;
 
@@ -85,6 +87,8 @@ static size_t tp_header(const char *p, size_t len, int *cpu)
 			ts = tp_timestamp(p + k, len - k);
 			if (ts) {
 				*cpu = v > TP_MAX_CPU ? -1 : (int)v;
+				*br = i;
+				*tsoff = k;
 				return k + ts;
 			}
 			while (k < len && !tp_isspace(p[k]))
@@ -172,13 +176,103 @@ static void tp_body(const char *p, size_t len, struct tp_line *out)
 	out->name_len = w;
 }
 
-void tp_parse_line(const char *line, size_t len, struct tp_line *out)
+/* "SECONDS.FRACTION" (at most 9 fraction digits are kept) to nanoseconds. */
+static uint64_t tp_ts_ns(const char *p, size_t len)
 {
-	size_t i = 0, hdr;
+	uint64_t s = 0, f = 0;
+	size_t i = 0, d = 0;
+
+	while (i < len && tp_isdigit(p[i])) {
+		if (s < UINT64_MAX / 100)
+			s = s * 10 + (uint64_t)(p[i] - '0');
+		i++;
+	}
+	if (i >= len || p[i] != '.')
+		return s; /* a counter clock: plain integer, passed through */
+	for (i++; i < len && tp_isdigit(p[i]); i++) {
+		if (d < 9) {
+			f = f * 10 + (uint64_t)(p[i] - '0');
+			d++;
+		}
+	}
+	for (; d < 9; d++)
+		f *= 10;
+	if (s > (UINT64_MAX - f) / 1000000000ull)
+		return EV_TS_NONE - 1;
+	return s * 1000000000ull + f;
+}
+
+static int32_t tp_atoi32(const char *p, size_t len, size_t *used)
+{
+	int64_t v = 0;
+	size_t i = 0;
+	int neg = 0;
+
+	if (i < len && p[i] == '-') {
+		neg = 1;
+		i++;
+	}
+	while (i < len && tp_isdigit(p[i])) {
+		if (v <= INT32_MAX)
+			v = v * 10 + (p[i] - '0');
+		i++;
+	}
+	if (used)
+		*used = i;
+	if (v > INT32_MAX)
+		v = INT32_MAX;
+	return (int32_t)(neg ? -v : v);
+}
+
+/* "  COMM-PID (TGID) " before the '[': task name, pid and (record-tgid) tgid. */
+static void tp_task(const char *p, size_t len, struct tp_line *out)
+{
+	size_t s = 0, e = len, d;
+
+	while (s < e && tp_isspace(p[s]))
+		s++;
+	while (e > s && tp_isspace(p[e - 1]))
+		e--;
+	if (e > s && p[e - 1] == ')') {
+		size_t o = e - 1;
+
+		while (o > s && p[o] != '(')
+			o--;
+		if (p[o] == '(') {
+			size_t t = o + 1, used;
+
+			while (t < e && tp_isspace(p[t]))
+				t++;
+			if (t < e && tp_isdigit(p[t])) {
+				int32_t v = tp_atoi32(p + t, e - t, &used);
+
+				out->tgid = v;
+			}
+			e = o;
+			while (e > s && tp_isspace(p[e - 1]))
+				e--;
+		}
+	}
+	for (d = e; d > s && tp_isdigit(p[d - 1]); d--)
+		;
+	if (d == e || d == s || p[d - 1] != '-')
+		return;
+	out->pid = tp_atoi32(p + d, e - d, NULL);
+	out->comm = p + s;
+	out->comm_len = d - 1 - s;
+}
+
+/* @task: also parse comm, pid, tgid, timestamp and the fields (the record interface). */
+static void tp_parse(const char *line, size_t len, struct tp_line *out, int task)
+{
+	size_t i = 0, hdr, br = 0, tsoff = 0;
 	int cpu = -1;
 
 	memset(out, 0, sizeof(*out));
 	out->cpu = -1;
+	out->pid = EV_PID_NONE;
+	out->tgid = EV_PID_NONE;
+	out->ts_ns = EV_TS_NONE;
 	while (i < len && tp_isspace(line[i]))
 		i++;
 	if (i == len) {
@@ -202,13 +296,33 @@ void tp_parse_line(const char *line, size_t len, struct tp_line *out)
 		out->name_len = e - i;
 		return;
 	}
-	hdr = tp_header(line, len, &cpu);
+	hdr = tp_header(line, len, &cpu, &br, &tsoff);
 	if (!hdr) {
 		out->kind = TP_OTHER;
 		return;
 	}
 	out->cpu = cpu;
+	if (task) {
+		tp_task(line, br, out);
+		out->ts_ns = tp_ts_ns(line + tsoff, hdr - tsoff);
+	}
 	tp_body(line + hdr, len - hdr, out);
+	if (task && out->kind == TP_EVENT && out->name >= line && out->name < line + len) {
+		const char *f = out->name + out->name_len;
+		const char *end = line + len;
+
+		if (f < end && (*f == ':' || *f == '('))
+			f += *f == ':';
+		while (f < end && tp_isspace(*f))
+			f++;
+		out->fields = f;
+		out->fields_len = (size_t)(end - f);
+	}
+}
+
+void tp_parse_line(const char *line, size_t len, struct tp_line *out)
+{
+	tp_parse(line, len, out, 1);
 }
 
 /* String table ---------------------------------------------------------------------------- */
@@ -304,41 +418,175 @@ long tp_strtab_intern(struct tp_strtab *t, const char *s, size_t len)
 	return (long)t->n++;
 }
 
-/* Attribution ----------------------------------------------------------------------------- */
+/* sched_switch fields ---------------------------------------------------------------------- */
 
-#define TP_NO_EVENT "(no event)"
+static const char *tp_find(const char *p, size_t len, const char *lit)
+{
+	size_t n = strlen(lit), i;
+
+	for (i = 0; i + n <= len; i++)
+		if (p[i] == lit[0] && memcmp(p + i, lit, n) == 0)
+			return p + i;
+	return NULL;
+}
+
+static void tp_copy(char *dst, size_t size, const char *s, size_t len)
+{
+	if (len >= size)
+		len = size - 1;
+	memcpy(dst, s, len);
+	dst[len] = '\0';
+}
+
+/* "KEY=VALUE" up to the next " NEXTKEY=" (or the end); *v, *vlen get the value. */
+static int tp_kv(const char *p, size_t len, const char *key, const char *next, const char **v,
+		 size_t *vlen)
+{
+	const char *k = tp_find(p, len, key), *end = p + len, *n;
+
+	if (!k)
+		return -EINVAL;
+	k += strlen(key);
+	n = next ? tp_find(k, (size_t)(end - k), next) : NULL;
+	if (!n) {
+		n = k;
+		while (n < end && !tp_isspace(*n))
+			n++;
+	}
+	*v = k;
+	*vlen = (size_t)(n - k);
+	return 0;
+}
+
+/*
+ * tracefs: prev_comm=sh prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=.. next_pid=..
+ * The keys come in this order, so each search starts where the previous value ended.
+ */
+static int tp_switch_tracefs(const char *p, size_t len, struct ev_switch *sw)
+{
+	const char *v, *arrow = tp_find(p, len, " ==> "), *cur = p, *end;
+	size_t vl;
+
+	if (!arrow)
+		return -EINVAL;
+	end = arrow;
+	if (tp_kv(cur, (size_t)(end - cur), "prev_comm=", " prev_pid=", &v, &vl))
+		return -EINVAL;
+	tp_copy(sw->prev_comm, sizeof(sw->prev_comm), v, vl);
+	cur = v + vl;
+	if (tp_kv(cur, (size_t)(end - cur), "prev_pid=", NULL, &v, &vl) || !vl)
+		return -EINVAL;
+	sw->prev_pid = tp_atoi32(v, vl, NULL);
+	cur = v + vl;
+	if (!tp_kv(cur, (size_t)(end - cur), "prev_prio=", NULL, &v, &vl)) {
+		sw->prev_prio = tp_atoi32(v, vl, NULL);
+		cur = v + vl;
+	}
+	if (!tp_kv(cur, (size_t)(end - cur), "prev_state=", NULL, &v, &vl))
+		tp_copy(sw->prev_state, sizeof(sw->prev_state), v, vl);
+	cur = arrow + 5;
+	end = p + len;
+	if (tp_kv(cur, (size_t)(end - cur), "next_comm=", " next_pid=", &v, &vl))
+		return -EINVAL;
+	tp_copy(sw->next_comm, sizeof(sw->next_comm), v, vl);
+	cur = v + vl;
+	if (tp_kv(cur, (size_t)(end - cur), "next_pid=", NULL, &v, &vl) || !vl)
+		return -EINVAL;
+	sw->next_pid = tp_atoi32(v, vl, NULL);
+	cur = v + vl;
+	if (!tp_kv(cur, (size_t)(end - cur), "next_prio=", NULL, &v, &vl))
+		sw->next_prio = tp_atoi32(v, vl, NULL);
+	return 0;
+}
+
+/* trace-cmd: "COMM:PID [PRIO] STATE" or "COMM:PID [PRIO]"; state may be NULL. */
+static int tp_switch_task(const char *p, size_t len, char *comm, int32_t *pid, int32_t *prio,
+			  char *state)
+{
+	const char *br = NULL, *q, *end = p + len, *colon = NULL;
+	size_t used;
+
+	for (q = p; q + 1 < end; q++)
+		if (q[0] == ' ' && q[1] == '[')
+			br = q;
+	if (!br)
+		return -EINVAL;
+	for (q = br; q > p; q--)
+		if (q[-1] == ':') {
+			colon = q - 1;
+			break;
+		}
+	if (!colon || colon + 1 >= br || !tp_isdigit(colon[1]))
+		return -EINVAL;
+	tp_copy(comm, EV_COMM_LEN, p, (size_t)(colon - p));
+	*pid = tp_atoi32(colon + 1, (size_t)(br - colon - 1), NULL);
+	q = br + 2;
+	*prio = tp_atoi32(q, (size_t)(end - q), &used);
+	q += used;
+	if (q < end && *q == ']')
+		q++;
+	while (q < end && tp_isspace(*q))
+		q++;
+	if (state) {
+		const char *s = q;
+
+		while (q < end && !tp_isspace(*q))
+			q++;
+		tp_copy(state, EV_STATE_LEN, s, (size_t)(q - s));
+	}
+	return 0;
+}
+
+static int tp_parse_switch(const char *p, size_t len, struct ev_switch *sw)
+{
+	const char *arrow;
+	size_t ll;
+
+	memset(sw, 0, sizeof(*sw));
+	sw->prev_prio = -1;
+	sw->next_prio = -1;
+	while (len && tp_isspace(p[len - 1]))
+		len--;
+	if (tp_find(p, len, "prev_pid="))
+		return tp_switch_tracefs(p, len, sw);
+	arrow = tp_find(p, len, " ==> ");
+	if (!arrow)
+		return -EINVAL;
+	ll = (size_t)(arrow - p);
+	if (tp_switch_task(p, ll, sw->prev_comm, &sw->prev_pid, &sw->prev_prio, sw->prev_state))
+		return -EINVAL;
+	return tp_switch_task(arrow + 5, len - ll - 5, sw->next_comm, &sw->next_pid, &sw->next_prio,
+			      NULL);
+}
+
+/* Attribution ----------------------------------------------------------------------------- */
 
 int tp_ctx_init(struct tp_ctx *ctx)
 {
 	memset(ctx, 0, sizeof(*ctx));
 	tp_strtab_init(&ctx->events);
-	ctx->last_event = -1;
 	return 0;
-}
-
-static void tp_block_clear(struct tp_ctx *ctx)
-{
-	size_t i;
-
-	for (i = 0; i < ctx->nframes; i++)
-		free(ctx->frames[i]);
-	ctx->nframes = 0;
-	ctx->in_block = 0;
 }
 
 void tp_ctx_free(struct tp_ctx *ctx)
 {
-	tp_block_clear(ctx);
-	free(ctx->frames);
-	free(ctx->cpu_event);
+	size_t i;
+
+	for (i = 0; ctx->ring && i <= ctx->ring_mask; i++) {
+		free(ctx->ring[i].text);
+		free(ctx->ring[i].offs);
+	}
+	free(ctx->ring);
+	free(ctx->cpus);
 	free(ctx->event_lines);
+	free(ctx->fptr);
 	tp_strtab_free(&ctx->events);
 	memset(ctx, 0, sizeof(*ctx));
 }
 
 const char *tp_event_name(const struct tp_ctx *ctx, uint32_t idx)
 {
-	return idx < ctx->events.n ? ctx->events.strs[idx] : TP_NO_EVENT;
+	return idx < ctx->events.n ? ctx->events.strs[idx] : EV_TYPE_UNATTRIBUTED;
 }
 
 size_t tp_nr_events(const struct tp_ctx *ctx)
@@ -365,118 +613,320 @@ static long tp_intern_event(struct tp_ctx *ctx, const char *name, size_t len)
 	return idx;
 }
 
-/* Event type a stack reference on @cpu belongs to. */
-static long tp_owner(struct tp_ctx *ctx, int cpu)
+static int tp_note_bad(struct tp_ctx *ctx, uint64_t offset, const char *reason)
 {
-	if (cpu >= 0 && (size_t)cpu < ctx->ncpu && ctx->cpu_event[cpu] >= 0)
-		return ctx->cpu_event[cpu];
-	if (ctx->last_event >= 0)
-		return ctx->last_event;
-	ctx->unattributed++;
-	return tp_intern_event(ctx, TP_NO_EVENT, strlen(TP_NO_EVENT));
-}
-
-static int tp_set_cpu_event(struct tp_ctx *ctx, int cpu, long ev)
-{
-	ctx->last_event = ev;
-	if (cpu < 0)
-		return 0;
-	if ((size_t)cpu >= ctx->ncpu) {
-		size_t n = (size_t)cpu + 1, i;
-		long *v;
-
-		if (n < ctx->ncpu * 2)
-			n = ctx->ncpu * 2;
-		v = realloc(ctx->cpu_event, n * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		for (i = ctx->ncpu; i < n; i++)
-			v[i] = -1;
-		ctx->cpu_event = v;
-		ctx->ncpu = n;
+	if (!ctx->bad_reason || offset < ctx->bad_offset) {
+		ctx->bad_offset = offset;
+		ctx->bad_reason = reason;
 	}
-	ctx->cpu_event[cpu] = ev;
 	return 0;
 }
 
-int tp_finish(struct tp_ctx *ctx, tp_stack_fn fn, void *arg)
+static struct tp_slot *tp_at(struct tp_ctx *ctx, uint64_t pos)
 {
-	struct tp_stackref ref = {0};
-	int ret = 0;
+	return &ctx->ring[pos & ctx->ring_mask];
+}
 
-	if (ctx->in_block == 1) {
-		ref.full = 1;
-		ref.nr = ctx->nframes;
-		ref.frames = (const char *const *)ctx->frames;
-		ret = fn(arg, ctx->block_event, &ref);
+/* Deliver the record at the head of the ring. */
+static int tp_emit(struct tp_ctx *ctx, ev_fn fn, void *arg)
+{
+	struct tp_slot *s = tp_at(ctx, ctx->head);
+	struct ev_record *r = &s->rec;
+	int ret = 0;
+	size_t i;
+
+	ctx->head++;
+	r->type_name = ctx->events.strs[r->type];
+	/*
+	 * Delivered while still the latest event of its CPU (the window was full): keep a copy
+	 * for the references that may still follow it on that CPU.
+	 */
+	if (r->cpu >= 0 && (size_t)r->cpu < ctx->ncpu && ctx->cpus[r->cpu].have_event &&
+	    ctx->cpus[r->cpu].slot == ctx->head - 1) {
+		ctx->cpus[r->cpu].last = *r;
+		ctx->cpus[r->cpu].last.stack.kind = EV_STACK_NONE;
+		ctx->cpus[r->cpu].last.flags &= ~(uint32_t)EV_F_EXTRA;
 	}
-	tp_block_clear(ctx);
+	if (r->stack.kind == EV_STACK_FULL) {
+		if (s->noffs > ctx->fptr_cap) {
+			const char **n = realloc(ctx->fptr, s->noffs * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			ctx->fptr = n;
+			ctx->fptr_cap = s->noffs;
+		}
+		for (i = 0; i < s->noffs; i++)
+			ctx->fptr[i] = s->text + s->offs[i];
+		r->stack.nr = (uint32_t)s->noffs;
+		r->stack.frames = ctx->fptr;
+	}
+	if (ctx->legacy_fn) {
+		struct tp_stackref ref = {0};
+
+		if (r->stack.kind == EV_STACK_NONE)
+			return 0;
+		ref.full = r->stack.kind == EV_STACK_FULL;
+		ref.id = r->stack.id;
+		ref.nr = r->stack.nr;
+		ref.frames = r->stack.frames;
+		return ctx->legacy_fn(ctx->legacy_arg, r->type, &ref);
+	}
+	if (fn)
+		ret = fn(arg, r);
 	return ret;
 }
 
-static int tp_add_frame(struct tp_ctx *ctx, const char *s, size_t len)
+/* Deliver every complete record at the head; all of them with @all. */
+static int tp_drain(struct tp_ctx *ctx, ev_fn fn, void *arg, int all)
 {
-	char *copy;
+	while (ctx->head < ctx->tail) {
+		struct tp_slot *s = tp_at(ctx, ctx->head);
+		int ret;
 
-	if (ctx->nframes == ctx->frames_cap) {
-		size_t ncap = ctx->frames_cap ? ctx->frames_cap * 2 : 32;
-		char **n = realloc(ctx->frames, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		ctx->frames = n;
-		ctx->frames_cap = ncap;
+		if (s->open && !all && ctx->tail - ctx->head <= TP_WINDOW)
+			break;
+		ret = tp_emit(ctx, fn, arg);
+		if (ret)
+			return ret;
 	}
-	copy = malloc(len + 1);
-	if (!copy)
-		return -ENOMEM;
-	memcpy(copy, s, len);
-	copy[len] = '\0';
-	ctx->frames[ctx->nframes++] = copy;
 	return 0;
 }
 
-int tp_feed_line(struct tp_ctx *ctx, const char *line, size_t len, tp_stack_fn fn, void *arg)
+/* A new slot at the tail (the ring grows by doubling, keeping the order). */
+static struct tp_slot *tp_push(struct tp_ctx *ctx)
 {
-	struct tp_stackref ref = {0};
-	struct tp_line l;
+	struct tp_slot *s;
+
+	if (!ctx->ring || ctx->tail - ctx->head > ctx->ring_mask) {
+		size_t ocap = ctx->ring ? ctx->ring_mask + 1 : 0, ncap = ocap ? ocap * 2 : 16, i;
+		struct tp_slot *n = calloc(ncap, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		/* positions keep their absolute value: slot pos lives at pos & (ncap - 1) */
+		for (i = 0; i < ocap; i++) {
+			uint64_t pos = ctx->head + i;
+
+			n[pos & (ncap - 1)] = ctx->ring[pos & (ocap - 1)];
+		}
+		free(ctx->ring);
+		ctx->ring = n;
+		ctx->ring_mask = ncap - 1;
+	}
+	s = tp_at(ctx, ctx->tail++);
+	s->tlen = 0;
+	s->noffs = 0;
+	s->open = 0;
+	return s;
+}
+
+static struct tp_cpu *tp_cpu(struct tp_ctx *ctx, int cpu)
+{
+	if (cpu < 0)
+		return NULL;
+	if ((size_t)cpu >= ctx->ncpu) {
+		size_t n = (size_t)cpu + 1;
+		struct tp_cpu *v;
+
+		if (n < ctx->ncpu * 2)
+			n = ctx->ncpu * 2;
+		v = realloc(ctx->cpus, n * sizeof(*v));
+		if (!v)
+			return NULL;
+		memset(v + ctx->ncpu, 0, (n - ctx->ncpu) * sizeof(*v));
+		ctx->cpus = v;
+		ctx->ncpu = n;
+	}
+	return &ctx->cpus[cpu];
+}
+
+static void tp_fill_task(struct ev_record *r, const struct tp_line *l)
+{
+	r->cpu = l->cpu;
+	r->pid = l->pid;
+	r->tgid = l->tgid;
+	r->ts_ns = l->ts_ns;
+	r->comm[0] = '\0';
+	if (l->comm)
+		tp_copy(r->comm, sizeof(r->comm), l->comm, l->comm_len);
+}
+
+static int tp_on_event(struct tp_ctx *ctx, const struct tp_line *l, ev_fn fn, void *arg)
+{
+	struct tp_cpu *c = NULL;
+	struct tp_slot *s;
 	long ev;
-	int ret;
+
+	ev = tp_intern_event(ctx, l->name, l->name_len);
+	if (ev < 0)
+		return (int)ev;
+	ctx->event_lines[ev]++;
+	if (l->cpu >= 0) {
+		c = tp_cpu(ctx, l->cpu);
+		if (!c)
+			return -ENOMEM;
+		if (c->have_event && c->slot >= ctx->head)
+			tp_at(ctx, c->slot)->open = 0;
+	}
+	s = tp_push(ctx);
+	if (!s)
+		return -ENOMEM;
+	memset(&s->rec, 0, sizeof(s->rec));
+	tp_fill_task(&s->rec, l);
+	s->rec.seq = ctx->seq++;
+	s->rec.type = (uint32_t)ev;
+	/* (the stack-reference interface has no use for the switch fields) */
+	if (!ctx->legacy_fn && l->name_len == strlen("sched_switch") &&
+	    memcmp(l->name, "sched_switch", 12) == 0 &&
+	    tp_parse_switch(l->fields, l->fields_len, &s->rec.sw) == 0)
+		s->rec.flags |= EV_F_SWITCH;
+	if (c) {
+		s->open = 1;
+		c->slot = ctx->tail - 1;
+		c->have_event = 1; /* c->last is filled only if the slot is delivered early */
+	}
+	return tp_drain(ctx, fn, arg, 0);
+}
+
+/* The slot a stack reference on the line's CPU goes to (new EV_F_EXTRA/unattributed ones). */
+static struct tp_slot *tp_ref_slot(struct tp_ctx *ctx, const struct tp_line *l, uint64_t *pos)
+{
+	struct tp_cpu *c = tp_cpu(ctx, l->cpu);
+	struct tp_slot *s;
+	long ev;
+
+	if (l->cpu >= 0 && !c)
+		return NULL;
+	if (c && c->have_event && c->slot >= ctx->head) {
+		s = tp_at(ctx, c->slot);
+		if (s->rec.stack.kind == EV_STACK_NONE) {
+			*pos = c->slot;
+			return s;
+		}
+	}
+	if (c && c->have_event && c->slot >= ctx->head) {
+		/* the CPU's event is still waiting: copy it before tp_push() may move the ring */
+		ctx->tmp = tp_at(ctx, c->slot)->rec;
+		ctx->tmp.stack.kind = EV_STACK_NONE;
+		ctx->tmp.flags &= ~(uint32_t)EV_F_EXTRA;
+	} else if (c && c->have_event) {
+		ctx->tmp = c->last;
+	}
+	s = tp_push(ctx);
+	if (!s)
+		return NULL;
+	*pos = ctx->tail - 1;
+	if (c && c->have_event) {
+		s->rec = ctx->tmp;
+		s->rec.flags |= EV_F_EXTRA;
+		ctx->extra++;
+		/* later references of the same event land here */
+		c->slot = *pos;
+		s->open = 1;
+		return s;
+	}
+	ev = tp_intern_event(ctx, EV_TYPE_UNATTRIBUTED, strlen(EV_TYPE_UNATTRIBUTED));
+	if (ev < 0)
+		return NULL;
+	ctx->unattributed++;
+	memset(&s->rec, 0, sizeof(s->rec));
+	tp_fill_task(&s->rec, l);
+	s->rec.seq = ctx->seq;
+	s->rec.type = (uint32_t)ev;
+	s->rec.flags = EV_F_UNATTRIBUTED;
+	return s;
+}
+
+static int tp_add_frame(struct tp_slot *s, const char *f, size_t len)
+{
+	if (s->noffs == s->offcap) {
+		size_t ncap = s->offcap ? s->offcap * 2 : 32;
+		size_t *n = realloc(s->offs, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		s->offs = n;
+		s->offcap = ncap;
+	}
+	if (s->tlen + len + 1 > s->tcap) {
+		size_t ncap = s->tcap ? s->tcap * 2 : 1024;
+		char *n;
+
+		while (ncap < s->tlen + len + 1)
+			ncap *= 2;
+		n = realloc(s->text, ncap);
+		if (!n)
+			return -ENOMEM;
+		s->text = n;
+		s->tcap = ncap;
+	}
+	s->offs[s->noffs++] = s->tlen;
+	memcpy(s->text + s->tlen, f, len);
+	s->tlen += len;
+	s->text[s->tlen++] = '\0';
+	return 0;
+}
+
+/* End of an open <stack trace> block: its record may be complete now. */
+static void tp_close_block(struct tp_ctx *ctx)
+{
+	if (ctx->in_block == 1 && ctx->block_slot >= ctx->head) {
+		struct tp_slot *s = tp_at(ctx, ctx->block_slot);
+		int cpu = s->rec.cpu;
+
+		/* an event slot stays open until the next event on its CPU */
+		if (cpu < 0 || (size_t)cpu >= ctx->ncpu || ctx->cpus[cpu].slot != ctx->block_slot)
+			s->open = 0;
+	}
+	ctx->in_block = 0;
+}
+
+#define TP_NUL_MSG "NUL byte in trace text (binary data or a torn file)"
+
+/* One line; @nul_checked: the caller already looked for NUL bytes in it. */
+static int tp_feed(struct tp_ctx *ctx, const char *line, size_t len, ev_fn fn, void *arg,
+		   int nul_checked)
+{
+	struct tp_line l;
+	struct tp_slot *s;
+	uint64_t pos;
+	uint64_t off = ctx->offset;
 
 	ctx->lines++;
-	tp_parse_line(line, len, &l);
+	ctx->offset += len + 1;
+	if (!nul_checked && memchr(line, '\0', len))
+		tp_note_bad(ctx, off, TP_NUL_MSG);
+	tp_parse(line, len, &l, !ctx->legacy_fn);
 	if (l.kind == TP_FRAME) {
 		if (ctx->in_block == 1)
-			return tp_add_frame(ctx, l.name, l.name_len);
+			return tp_add_frame(tp_at(ctx, ctx->block_slot), l.name, l.name_len);
 		if (!ctx->in_block)
 			ctx->stray_frames++;
 		return 0;
 	}
-	ret = tp_finish(ctx, fn, arg);
-	if (ret)
-		return ret;
+	tp_close_block(ctx);
 	switch (l.kind) {
 	case TP_EVENT:
-		ev = tp_intern_event(ctx, l.name, l.name_len);
-		if (ev < 0)
-			return (int)ev;
-		ctx->event_lines[ev]++;
-		return tp_set_cpu_event(ctx, l.cpu, ev);
+		return tp_on_event(ctx, &l, fn, arg);
 	case TP_STACK_ID:
-		ev = tp_owner(ctx, l.cpu);
-		if (ev < 0)
-			return (int)ev;
-		ref.id = l.stack_id;
-		return fn(arg, (uint32_t)ev, &ref);
+		s = tp_ref_slot(ctx, &l, &pos);
+		if (!s)
+			return -ENOMEM;
+		s->rec.stack.kind = EV_STACK_ID;
+		s->rec.stack.id = l.stack_id;
+		return tp_drain(ctx, fn, arg, 0);
 	case TP_BAD_STACK_ID:
 		ctx->bad_stack_ids++;
-		return 0;
+		return tp_note_bad(ctx, off, "malformed <stack_id> entry");
 	case TP_STACK_START:
-		ev = tp_owner(ctx, l.cpu);
-		if (ev < 0)
-			return (int)ev;
+		s = tp_ref_slot(ctx, &l, &pos);
+		if (!s)
+			return -ENOMEM;
+		s->rec.stack.kind = EV_STACK_FULL;
+		s->open = 1;
 		ctx->in_block = 1;
-		ctx->block_event = (uint32_t)ev;
+		ctx->block_slot = pos;
 		return 0;
 	case TP_USER_STACK_START:
 		ctx->in_block = 2;
@@ -486,21 +936,63 @@ int tp_feed_line(struct tp_ctx *ctx, const char *line, size_t len, tp_stack_fn f
 	}
 }
 
-int tp_feed_buf(struct tp_ctx *ctx, const char *buf, size_t len, tp_stack_fn fn, void *arg)
+int tp_feed_line_ev(struct tp_ctx *ctx, const char *line, size_t len, ev_fn fn, void *arg)
 {
-	const char *p = buf, *end = buf + len;
+	return tp_feed(ctx, line, len, fn, arg, 0);
+}
+
+int tp_finish_ev(struct tp_ctx *ctx, ev_fn fn, void *arg)
+{
+	tp_close_block(ctx);
+	return tp_drain(ctx, fn, arg, 1);
+}
+
+int tp_feed_records(struct tp_ctx *ctx, const char *buf, size_t len, ev_fn fn, void *arg)
+{
+	const char *p = buf, *end = buf + len, *nul = memchr(buf, '\0', len);
 	int ret;
 
+	/* one scan for NUL bytes over the whole buffer instead of one per line */
+	if (nul) {
+		const char *ls = nul;
+
+		while (ls > buf && ls[-1] != '\n')
+			ls--;
+		tp_note_bad(ctx, ctx->offset + (uint64_t)(ls - buf), TP_NUL_MSG);
+	}
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 
-		ret = tp_feed_line(ctx, p, n, fn, arg);
+		if (!nl)
+			tp_note_bad(ctx, ctx->offset, "truncated: the last line has no newline");
+		ret = tp_feed(ctx, p, n, fn, arg, 1);
 		if (ret)
 			return ret;
 		p += n + (nl ? 1 : 0);
 	}
-	return tp_finish(ctx, fn, arg);
+	return tp_finish_ev(ctx, fn, arg);
+}
+
+int tp_feed_line(struct tp_ctx *ctx, const char *line, size_t len, tp_stack_fn fn, void *arg)
+{
+	ctx->legacy_fn = fn;
+	ctx->legacy_arg = arg;
+	return tp_feed_line_ev(ctx, line, len, NULL, NULL);
+}
+
+int tp_finish(struct tp_ctx *ctx, tp_stack_fn fn, void *arg)
+{
+	ctx->legacy_fn = fn;
+	ctx->legacy_arg = arg;
+	return tp_finish_ev(ctx, NULL, NULL);
+}
+
+int tp_feed_buf(struct tp_ctx *ctx, const char *buf, size_t len, tp_stack_fn fn, void *arg)
+{
+	ctx->legacy_fn = fn;
+	ctx->legacy_arg = arg;
+	return tp_feed_records(ctx, buf, len, NULL, NULL);
 }
 
 size_t tp_frame_func(const char *frame, char *buf, size_t size)

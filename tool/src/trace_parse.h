@@ -1,19 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * trace_parse - parse ftrace `trace` text (and trace-cmd report text) and attribute stack
- * references to the events that produced them.
+ * trace_parse - parse ftrace `trace` text (and trace-cmd report text) into per-event records
+ * (struct ev_record, see events.h) and attribute stack references to the events that produced
+ * them.
  *
  * A stack reference is either a `<stack_id N>` entry or a full-stack `<stack trace>` block
  * (lines ` => frame`) that the kernel writes when it falls back to full stacks. Each reference
- * is attributed to the nearest preceding non-stack event line on the same CPU, or to the
- * previous event line overall when that CPU has none. This library never prints; functions
- * return 0 or a negative errno.
+ * is attributed to the nearest preceding non-stack event line on the same CPU. A reference on
+ * a CPU that has shown no event yet is never given to another CPU's event: it is counted in
+ * tp_ctx.unattributed and delivered with the event type "(no event)".
+ *
+ * Two interfaces share one state machine: tp_feed_records() delivers whole records (events
+ * with their stack, pid, comm, timestamp, sched_switch fields); tp_feed_buf() delivers only
+ * the stack references with their event type (what `report` needs). This library never
+ * prints; functions return 0 or a negative errno.
  */
 #ifndef TRACE_PARSE_H
 #define TRACE_PARSE_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "events.h"
 
 enum tp_kind {
 	TP_BLANK, /* empty or white space only */
@@ -35,6 +43,13 @@ struct tp_line {
 	const char *name; /* event type or frame text (not NUL-terminated) */
 	size_t name_len;
 	uint32_t stack_id;
+	/* TP_EVENT and stack lines with a header: */
+	const char *comm; /* task name before "-PID" (not NUL-terminated), NULL if none */
+	size_t comm_len;
+	int32_t pid, tgid; /* EV_PID_NONE when not shown */
+	uint64_t ts_ns; /* EV_TS_NONE when the line has no timestamp */
+	const char *fields; /* TP_EVENT: text after "name:" (not NUL-terminated) */
+	size_t fields_len;
 };
 
 /* tp_parse_line() - classify one line (without its newline). Never fails. */
@@ -61,39 +76,86 @@ struct tp_stackref {
 	const char *const *frames; /* for full: frame texts, leaf first */
 };
 
+/* A record waiting for its stack references (internal to trace_parse.c). */
+struct tp_slot {
+	struct ev_record rec;
+	int open; /* may still receive references: latest event of its CPU, or block open */
+	char *text; /* frame texts of a full stack, each NUL-terminated */
+	size_t tlen, tcap;
+	size_t *offs; /* start of each frame in text */
+	size_t noffs, offcap;
+};
+
+/* Per-CPU attribution state (internal). */
+struct tp_cpu {
+	uint64_t slot; /* absolute position of the CPU's latest event in the ring */
+	int have_event; /* an event was seen on this CPU */
+	struct ev_record last; /* that event once delivered early (window full), for late refs */
+};
+
 /*
- * Called once per stack reference with the index of the event type (see tp_event_name()).
- * A negative return aborts the feed and is passed back to the caller.
+ * Records are delivered in input order of their events. A record is held until the next
+ * event on its CPU shows that no more references can follow, or until more than
+ * TP_WINDOW records are waiting (an idle CPU must not hold back the others); a reference
+ * that arrives after its event was delivered that way becomes an EV_F_EXTRA record.
  */
+#define TP_WINDOW 4096
+
 typedef int (*tp_stack_fn)(void *arg, uint32_t event, const struct tp_stackref *ref);
 
 struct tp_ctx {
 	struct tp_strtab events; /* event type names */
 	uint64_t *event_lines; /* event lines per event type */
 	size_t event_lines_cap;
-	long *cpu_event; /* per CPU: last event type index or -1 */
+	struct tp_cpu *cpus;
 	size_t ncpu;
-	long last_event; /* last event type overall, -1 if none */
+	struct tp_slot *ring; /* waiting records, positions head..tail-1 (masked) */
+	size_t ring_mask; /* capacity - 1 (capacity is a power of two), 0 before first use */
+	uint64_t head, tail;
 	int in_block; /* 0 none, 1 kernel stack, 2 user stack */
-	uint32_t block_event; /* event the open kernel block belongs to */
-	char **frames; /* frames of the open kernel block */
-	size_t nframes, frames_cap;
+	uint64_t block_slot; /* ring position of the record the open kernel block fills */
+	uint64_t seq; /* events seen */
 	uint64_t lines; /* lines fed */
+	uint64_t offset; /* bytes fed (each line plus its newline) */
 	uint64_t bad_stack_ids; /* TP_BAD_STACK_ID lines */
 	uint64_t stray_frames; /* frame lines outside a block */
-	uint64_t unattributed; /* references seen before any event line */
+	uint64_t unattributed; /* references with no earlier event on their CPU */
+	uint64_t extra; /* records with EV_F_EXTRA */
+	/*
+	 * First sign of a corrupt or truncated input, for callers that reject such input
+	 * (export): byte offset of the line and the reason; bad_reason is NULL when none.
+	 * Reasons: a NUL byte, a malformed <stack_id> entry, a last line without newline.
+	 */
+	uint64_t bad_offset;
+	const char *bad_reason;
+	/* legacy stack-reference callback (tp_feed_line/tp_feed_buf) */
+	tp_stack_fn legacy_fn;
+	void *legacy_arg;
+	const char **fptr; /* frame pointers handed to the callback */
+	size_t fptr_cap;
+	struct ev_record tmp; /* scratch copy for EV_F_EXTRA records */
 };
 
 int tp_ctx_init(struct tp_ctx *ctx);
 void tp_ctx_free(struct tp_ctx *ctx);
 
-/* Feed one line (without newline). Return 0 or a negative errno (-ENOMEM, or from @fn). */
+/*
+ * Record interface. tp_feed_line_ev() feeds one line (without its newline);
+ * tp_finish_ev() delivers every record still waiting (call it once at the end);
+ * tp_feed_records() feeds a whole buffer (a last line without newline is fed too and noted
+ * in bad_reason) and finishes. Return 0 or a negative errno (-ENOMEM, or from @fn).
+ */
+int tp_feed_line_ev(struct tp_ctx *ctx, const char *line, size_t len, ev_fn fn, void *arg);
+int tp_finish_ev(struct tp_ctx *ctx, ev_fn fn, void *arg);
+int tp_feed_records(struct tp_ctx *ctx, const char *buf, size_t len, ev_fn fn, void *arg);
+
+/*
+ * Stack-reference interface: @fn is called once per stack reference with the index of its
+ * event type (see tp_event_name()); events without a reference are not reported. Same
+ * returns as above.
+ */
 int tp_feed_line(struct tp_ctx *ctx, const char *line, size_t len, tp_stack_fn fn, void *arg);
-
-/* Feed a buffer of lines; a last line without newline is fed too. Ends with tp_finish(). */
 int tp_feed_buf(struct tp_ctx *ctx, const char *buf, size_t len, tp_stack_fn fn, void *arg);
-
-/* Flush an open <stack trace> block at end of input. */
 int tp_finish(struct tp_ctx *ctx, tp_stack_fn fn, void *arg);
 
 /* Name of event type @idx ("(no event)" is used for references before any event line). */

@@ -20,3 +20,7 @@ if [ "$3" != nosupport ]; then
 	cp "$2" "$d/stack_map_bin"
 	printf 'entries:      5 / 16384\ntable_size:   32768\nsuccesses:    12\ndrops:        0\nsuccess_rate: 100%%\n' > "$d/stack_map_stat"
 fi
+# Binary side (record --format dat): event formats, header pages and two CPUs of ring-buffer
+# pages taken from a real recording (tests/datfix.py explode tests/fixtures/dat/trace.dat).
+cp -r tests/fixtures/tracefs-raw/. "$d/"
+echo "[local] global counter uptime perf mono mono_raw boot" > "$d/trace_clock"

@@ -79,6 +79,16 @@ golden dump-deep $SM dump $K "$W/deep.bin"
 golden dump-deep-folded $SM dump $K --folded "$W/deep.bin"
 golden dump-trampoline $SM dump $K "$W/trampoline.bin"
 golden dump-trampoline-json $SM dump --no-kallsyms --json "$W/trampoline.bin"
+# JSON through json-c, always valid UTF-8: a symbol name with a stray byte becomes U+FFFD
+printf 'ffffffff81100000 T sched\377ule\nffffffff811000c0 T caf\303\251\nffffffff81100100 T next\n' >"$W/kallsyms-utf8"
+$SM dump --kallsyms "$W/kallsyms-utf8" --json "$W/basic.bin" >"$W/utf8.json"
+if iconv -f UTF-8 -t UTF-8 "$W/utf8.json" >/dev/null 2>&1 && grep -q "$(printf 'sched\357\277\275ule+0x48')" "$W/utf8.json" &&
+	grep -q "$(printf 'caf\303\251+')" "$W/utf8.json"; then
+	ok dump-json-utf8
+else
+	ko dump-json-utf8
+	head -c 300 "$W/utf8.json"
+fi
 golden dump-stdin sh -c "$SM dump $K - < $W/basic-swapped.bin"
 for c in trunc-header bad-magic bad-version hdr-reserved rec-reserved nr-too-big \
 	fewer-records trailing trunc-record trunc-rec-header ids-not-increasing dup-id huge-count; do
@@ -105,7 +115,7 @@ expect elf-symbols '^  \[0\] fixture_leaf\+0x4/0x[0-9a-f]+$' \
 	$SM dump --no-kallsyms --vmlinux "$ELF" "$W/elf.bin"
 expect elf-lines '^  \[1\] fixture_middle\+0x8/0x[0-9a-f]+ .*elf_fixture\.c:[0-9]+$' \
 	$SM dump --no-kallsyms --vmlinux "$ELF" --lines "$W/elf.bin"
-expect elf-lines-json '"lines": \[".*elf_fixture\.c:[0-9]+", ".*elf_fixture\.c:[0-9]+", null\]' \
+expect elf-lines-json '"lines": \[ ".*elf_fixture\.c:[0-9]+", ".*elf_fixture\.c:[0-9]+", null \]' \
 	$SM dump --no-kallsyms --vmlinux "$ELF" --lines --json "$W/elf.bin"
 # KASLR: runtime addresses are 0x1000000 above the ELF ones; kallsyms gives _text and modules.
 shift=16777216
@@ -133,6 +143,173 @@ golden report-err-bad-map $SM report $K --trace $T --map "$W/bad-magic.bin"
 golden report-err-no-trace $SM report $K --trace "$W/none" --map "$W/basic.bin"
 golden report-err-bad-top $SM report $K --trace $T --map "$W/basic.bin" --top -1
 
+# --- event model (events.h): records of trace text and trace-cmd text ----------------------
+golden events-trace "$B/evdump" $T
+golden events-trace-cmd "$B/evdump" tests/fixtures/trace-cmd.txt
+# tgid column, extra references, user stacks skipped, no cross-CPU attribution
+golden events-model "$B/evdump" tests/fixtures/trace-events.txt
+# a CPU's event held back by more than TP_WINDOW (4096) waiting records is delivered without
+# its stack; the late reference becomes an EV_F_EXTRA record of the same event
+{
+	echo "a-1 [000] d..2. 1.000000: kmem_cache_alloc: x"
+	i=0
+	while [ $i -lt 5000 ]; do
+		echo "b-2 [001] d..2. 1.000001: kmem_cache_alloc: y"
+		echo "b-2 [001] d..2. 1.000001: <stack_id 3>"
+		i=$((i + 1))
+	done
+	echo "a-1 [000] d..2. 1.000002: <stack_id 9>"
+} >"$W/window.txt"
+"$B/evdump" "$W/window.txt" | grep -v "comm='b'" >"$W/window.out"
+expect events-window "^#0 .*comm='a' .*type=kmem_cache_alloc extra stack_id=9$" cat "$W/window.out"
+printf 'sh-1 [000] d..2. 1.000001: sched_switch: prev_comm=sh prev_pid=1' >"$W/trunc.txt"
+golden events-truncated "$B/evdump" "$W/trunc.txt"
+
+# --- export -----------------------------------------------------------------------------
+X=tests/fixtures/trace-export.txt
+XM="--map $W/basic.bin"
+for by in event comm pid none; do
+	golden "export-folded-$by" $SM export $K --format folded --by $by $XM $X
+done
+# export folded carries the same stacks and counts as report --folded (ids the map lacks are
+# "[missing stack_id N]" there); lines summed per path, since export merges stacks by frames
+agg() { sed 's/\[missing stack_id \([0-9]*\)\]/[unknown stack \1]/' | awk '{
+	n = $NF; $NF = ""; s[$0] += n } END { for (k in s) print k s[k] }' | sort; }
+$SM report $K --folded --trace $X $XM 2>/dev/null | agg >"$W/rep.agg"
+$SM export $K --format folded $XM $X 2>/dev/null | agg >"$W/exp.agg"
+expect export-folded-equals-report '.' sh -c "cmp '$W/rep.agg' '$W/exp.agg' && cat '$W/exp.agg'"
+# off-CPU weights: the fixture's comment lists the switch times (300000 and 1000000 ns)
+golden export-folded-offcpu $SM export $K --format folded --weight offcpu --by pid $XM $X
+golden export-speedscope $SM export $K --format speedscope $XM $X
+$SM export $K --format speedscope -o "$W/s.json" $XM $X 2>/dev/null
+expect export-speedscope-fields 'speedscope ok' python3 tests/check_speedscope.py "$W/s.json" 8
+$SM export $K --format speedscope --weight offcpu -o "$W/s-off.json" $XM $X 2>/dev/null
+expect export-speedscope-offcpu 'speedscope ok' python3 tests/check_speedscope.py "$W/s-off.json" 1300000
+# task names that are not UTF-8 ('?' instead of the bad byte): the SVG stays well-formed XML
+printf 'x\377\303\251y-5 [000] d..2. 1.000000: kmem_cache_alloc: a\nx\377\303\251y-5 [000] d..2. 1.000001: <stack_id 3>\n' \
+	>"$W/utf8.txt"
+$SM export --format svg --by comm -o "$W/utf8.svg" "$W/utf8.txt" 2>/dev/null
+expect export-svg-utf8 'xml ok' python3 -c 'import sys, xml.dom.minidom
+d = xml.dom.minidom.parse(sys.argv[1])
+print("xml ok" if any(g.getAttribute("data-n") == "x?\u00e9y" for g in d.getElementsByTagName("g")) else "no")' "$W/utf8.svg"
+# the trace-cmd text gives the same records
+golden export-folded-trace-cmd $SM export $K --format folded $XM tests/fixtures/trace-cmd.txt
+# bad input: offset and reason, exit 1, no output file (nor its temporary)
+head -c 700 $X >"$W/trunc-trace"
+for f in folded speedscope pprof perfetto svg; do
+	golden "export-err-corrupt-$f" $SM export $K --format $f -o "$W/out.$f" $XM $T
+	golden "export-err-truncated-$f" $SM export $K --format $f -o "$W/out.$f" $XM "$W/trunc-trace"
+	golden "export-err-bad-map-$f" $SM export $K --format $f -o "$W/out.$f" \
+		--map "$W/trunc-record.bin" $X
+done
+{ head -3 $X; printf 'bin\000ary\n'; tail -n +4 $X; } >"$W/nul-trace"
+golden export-err-nul $SM export $K --format pprof -o "$W/out.pprof" $XM "$W/nul-trace"
+if ls "$W" | grep -q '^out\.'; then ko export-no-partial-output; else ok export-no-partial-output; fi
+golden export-err-format $SM export --format png $XM $X
+golden export-err-no-format $SM export $XM $X
+golden export-err-by $SM export --format folded --by cpu $XM $X
+golden export-err-no-input $SM export --format folded $XM "$W/none"
+# a record directory with only a trace.dat is read through report_dat.c; an empty one is an error
+mkdir -p "$W/datonly" && : >"$W/datonly/trace.dat" && cp "$W/basic.bin" "$W/datonly/stack_map_bin"
+golden export-err-tracedat-only $SM export --format folded "$W/datonly"
+# fuzz corpus replayed through every exporter: exit 0 or 1, never a crash
+bad=""
+for c in fuzz/corpus/trace/*; do
+	for f in folded speedscope pprof perfetto svg; do
+		$SM export --no-kallsyms --format $f -o "$W/fz.out" $XM "$c" >/dev/null 2>&1
+		rc=$?
+		[ $rc -le 1 ] || bad="$bad $(basename "$c"):$f:$rc"
+	done
+done
+if [ -z "$bad" ]; then ok export-corpus-replay; else ko "export-corpus-replay:$bad"; fi
+
+# --- diff: two recordings compared by frames ------------------------------------------------
+mkdir -p "$W/ra" "$W/rb"
+cp $X "$W/ra/trace"
+grep -v 'stack_id 40' $X | sed 's/<stack_id 9>/<stack_id 7>/' >"$W/rb/trace"
+cp "$W/basic.bin" "$W/ra/stack_map_bin"
+cp "$W/basic.bin" "$W/rb/stack_map_bin"
+golden diff-folded $SM diff $K "$W/ra" "$W/rb"
+golden diff-folded-normalize $SM diff $K --normalize --by none "$W/ra" "$W/rb"
+golden diff-err-one-input $SM diff $K "$W/ra"
+golden diff-err-format $SM diff $K --format pprof "$W/ra" "$W/rb"
+
+# --- export: SVG rendered by headless Chromium (installed by scripts/setup: fail if not) -----
+golden export-svg $SM export $K --format svg $XM $X
+golden export-svg-module $SM export $K --format svg --color module --by pid $XM $X
+if command -v chromium >/dev/null 2>&1; then
+	CH="chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir=$W/chromium"
+	# svg_render NAME FILE FRAMES: the script ran (status line), no console error, the
+	# screenshot at the SVG's own size is not empty
+	svg_render() {
+		h=$(sed -n 's/^<svg .* height="\([0-9.]*\)".*/\1/p' "$2" | head -1)
+		$CH --enable-logging=stderr --v=0 --dump-dom "file://$2" >"$W/dom" 2>"$W/chr.err"
+		if grep -q "ready: $3 frames" "$W/dom" && ! grep -q 'CONSOLE' "$W/chr.err"; then
+			ok "$1-script"
+		else
+			ko "$1-script"
+			grep CONSOLE "$W/chr.err" | head -3
+		fi
+		$CH --window-size=1200,"${h%.*}" --screenshot="$W/shot.png" "file://$2" \
+			>/dev/null 2>&1
+		expect "$1-screenshot" 'non-background' python3 tests/check_png.py "$W/shot.png" 20 20
+	}
+	$SM export $K --format svg -o "$W/f.svg" $XM $X 2>/dev/null
+	svg_render svg-chromium "$W/f.svg" 21
+	# zoom on sched_switch hides the 7 frames outside it; search shows the matched share
+	$CH --dump-dom "file://$W/f.svg#zoom=sched_switch" 2>/dev/null | grep -c 'display: none' \
+		>"$W/hidden"
+	expect svg-chromium-zoom '^7$' cat "$W/hidden"
+	expect svg-chromium-search 'Matched: 50.00%' $CH --dump-dom "file://$W/f.svg#search=^schedule$"
+	$SM diff $K --format svg -o "$W/d.svg" "$W/ra" "$W/rb" 2>/dev/null
+	svg_render svg-chromium-diff "$W/d.svg" 21
+else
+	ko "svg: chromium not installed (apt-get install chromium; scripts/setup installs it)"
+fi
+
+# --- export: Perfetto trace decoded by protoc against our schema subset (fail if missing) ---
+if command -v protoc >/dev/null 2>&1; then
+	$SM export $K --format perfetto -o "$W/t.perfetto" $XM $X 2>/dev/null
+	protoc --decode=perfetto.protos.Trace tests/perfetto_subset.proto <"$W/t.perfetto" \
+		>"$W/t.decoded" 2>"$W/err"
+	"$B/evdump" $X >"$W/t.events"
+	$SM export $K --format folded -o "$W/t.folded" $XM $X 2>/dev/null
+	golden perfetto-decoded python3 tests/check_perfetto.py "$W/t.decoded"
+	expect perfetto-event-by-event 'perfetto matches the trace' \
+		python3 tests/check_perfetto.py "$W/t.decoded" "$W/t.events" "$W/t.folded"
+	$SM export $K --format perfetto --by pid -o "$W/t2.perfetto" $XM tests/fixtures/trace-events.txt \
+		2>/dev/null
+	protoc --decode=perfetto.protos.Trace tests/perfetto_subset.proto <"$W/t2.perfetto" \
+		>"$W/t2.decoded" 2>"$W/err"
+	golden perfetto-decoded-tgid python3 tests/check_perfetto.py "$W/t2.decoded"
+else
+	ko "perfetto: protoc not installed (apt-get install protobuf-compiler; scripts/setup installs it)"
+fi
+
+# --- export: pprof through Debian's go tool pprof (installed by scripts/setup: fail if not) --
+if command -v go >/dev/null 2>&1; then
+	GP="env HOME=$W GOCACHE=$W/gocache go tool pprof"
+	$SM export $K --format pprof -o "$W/a.pb.gz" $XM $X 2>/dev/null
+	$SM export $K --format folded -o "$W/a.folded" $XM $X 2>/dev/null
+	refs=$($SM report $K --trace $X $XM 2>/dev/null | sed -n 's/.* \([0-9]*\) stack references.*/\1/p')
+	$GP -raw "$W/a.pb.gz" >"$W/a.raw" 2>"$W/err"
+	expect pprof-raw-matches-folded 'pprof matches folded' \
+		python3 tests/check_pprof.py "$W/a.raw" "$W/a.folded" "$refs"
+	golden pprof-top $GP -top "$W/a.pb.gz"
+	golden pprof-traces $GP -traces "$W/a.pb.gz"
+	# -diff_base between two exports: the second recording drops one sched_switch stack
+	grep -v 'stack_id 40' $X >"$W/b-trace"
+	$SM export $K --format pprof -o "$W/b.pb.gz" $XM "$W/b-trace" 2>/dev/null
+	expect pprof-diff-base 'Total samples = 8 ' $GP -top -diff_base "$W/a.pb.gz" "$W/b.pb.gz"
+	expect pprof-diff-base-delta '^ *-1 .*schedule$' $GP -top -diff_base "$W/a.pb.gz" "$W/b.pb.gz"
+	$SM export $K --format pprof --weight offcpu -o "$W/off.pb.gz" $XM $X 2>/dev/null
+	expect pprof-offcpu 'Total samples = 1300us' $GP -top "$W/off.pb.gz"
+else
+	ko "pprof: go not installed (apt-get install golang-go; scripts/setup installs it)"
+fi
+
 # --- stat -------------------------------------------------------------------------------
 golden stat $SM stat tests/fixtures/stat.txt
 golden stat-map $SM stat tests/fixtures/stat.txt --map "$W/basic.bin"
@@ -154,20 +331,125 @@ sh tests/fake_tracefs.sh "$F" "$W/basic.bin" nosupport
 golden record-nosupport $SM --tracefs "$F" record -o "$W/rec" -- true
 golden record-nosupport-env env STACKMAP_TRACEFS="$F" $SM record -o "$W/rec" -- true
 sh tests/fake_tracefs.sh "$F" "$W/basic.bin"
-golden record-flow $SM --tracefs "$F" record -o "$W/rec" -b 2048 -e sched:sched_switch \
+golden record-flow $SM --tracefs "$F" record -F text -o "$W/rec" -b 2048 -e sched:sched_switch \
 	-e kmem:kmem_cache_alloc -e sched --kallsyms tests/fixtures/kallsyms -- \
 	sh -c "sh tests/run_state.sh $F; exit 3"
 golden record-flow-after sh -c "sh tests/run_state.sh $F; cmp $W/rec/stack_map_bin $W/basic.bin && ls $W/rec"
 cp $T "$F/trace"
-golden record-then-report sh -c "$SM --tracefs $F record -o $W/rec2 --kallsyms tests/fixtures/kallsyms -- true >/dev/null && $SM report -i $W/rec2 --top 2"
+golden record-then-report sh -c "$SM --tracefs $F record -F text -o $W/rec2 --kallsyms tests/fixtures/kallsyms -- true >/dev/null && $SM report -i $W/rec2 --top 2"
 golden record-err-event $SM --tracefs "$F" record -o "$W/rec" -e nosuch:event -- true
-golden record-err-exec $SM --tracefs "$F" record -o "$W/rec" -- "$W/no-such-program"
+golden record-err-exec $SM --tracefs "$F" record -F text -o "$W/rec" -- "$W/no-such-program"
 golden record-err-state sh -c "sh tests/run_state.sh $F"
 golden record-err-nocmd $SM --tracefs "$F" record -o "$W/rec"
 golden record-err-bad-b $SM --tracefs "$F" record -b 0 -- true
-golden record-sigterm $SM --tracefs "$F" record -o "$W/rec" --kallsyms tests/fixtures/kallsyms \
+golden record-sigterm $SM --tracefs "$F" record -F text -o "$W/rec" --kallsyms tests/fixtures/kallsyms \
 	-- sh -c 'kill -TERM $PPID; exec sleep 5'
 golden record-sigterm-state sh -c "sh tests/run_state.sh $F"
+
+# --- trace.dat input, the plugin, record --format dat ------------------------------------
+D=tests/fixtures/dat
+golden dat-report $SM report --top 2 $D/trace.dat
+golden dat-report-folded $SM report --folded --top 1 $D/trace.dat
+golden dat-dump $SM dump --top 2 $D/trace.dat
+# CPU 1 starts with a stack id whose event was overwritten (pages cut from a wrapped buffer):
+# it goes to "(no event)", never to CPU 0's event; the lost-events flag of that page is counted
+golden dat-orphan-report $SM report --top 1 tests/fixtures/dat-orphan/trace.dat
+for v in trace-v7.dat trace-v7-none.dat; do
+	# trace-cmd convert made these from trace.dat: version 7, zstd and uncompressed
+	if $SM report --top 2 $D/$v >"$W/v7" 2>&1 && $SM report --top 2 $D/trace.dat | cmp -s - "$W/v7"; then
+		ok "dat-report-$v"
+	else
+		ko "dat-report-$v"
+		head -5 "$W/v7"
+	fi
+done
+cp $D/trace.dat "$W/lonely.dat"
+golden dat-err-no-map $SM report "$W/lonely.dat"
+golden dat-dump-map-option $SM dump --top 1 --map $D/stack_map_bin "$W/lonely.dat"
+head -c 2000 $D/trace.dat >"$W/trunc.dat"
+golden dat-err-truncated $SM report --map $D/stack_map_bin "$W/trunc.dat"
+{ head -c 10 $D/trace.dat; printf '9'; tail -c +12 $D/trace.dat; } >"$W/v9.dat"
+golden dat-err-version $SM report --map $D/stack_map_bin "$W/v9.dat"
+# page commit of CPU 0's first page (offset from the flyrecord table) set past the page
+off=$(od -An -tu8 -j "$(($(grep -abo flyrecord $D/trace.dat | cut -d: -f1) + 10))" -N8 $D/trace.dat | tr -d ' ')
+{ head -c $((off + 8)) $D/trace.dat; printf '\377\377\000\000\000\000\000\000'; tail -c +$((off + 17)) $D/trace.dat; } >"$W/page.dat"
+golden dat-err-page $SM report --map $D/stack_map_bin "$W/page.dat"
+golden dat-err-missing $SM report "$W/none.dat"
+if [ "$tag" = build ] && command -v trace-cmd >/dev/null 2>&1; then
+	export TRACEEVENT_PLUGIN_DIR=$B
+	# every kernel_stack_id event is followed by its frames, as kernel_stack events are
+	trace-cmd report -i $D/trace.dat >"$W/tc" 2>"$W/tcerr"
+	ids=$(grep -c 'kernel_stack_id: *<stack_id' "$W/tc")
+	framed=$(grep -A1 'kernel_stack_id: *<stack_id' "$W/tc" | grep -cE '^=> [A-Za-z_.0-9]+ \([0-9a-f]+\)$')
+	if [ "$ids" -gt 0 ] && [ "$ids" = "$framed" ] && [ ! -s "$W/tcerr" ]; then
+		ok "plugin-frames ($ids id events)"
+	else
+		ko "plugin-frames ($ids id events, $framed with frames)"
+		head -3 "$W/tcerr"
+	fi
+	# the first id event's frames are the ones dump gives for that id (function names)
+	id=$(grep -m1 -o 'kernel_stack_id: *<stack_id [0-9]*' "$W/tc" | grep -o '[0-9]*$')
+	awk -v id="$id" '$0 ~ "<stack_id " id ">$" {on = 1; next} on && /^=> / {print $2; next} on {exit}' \
+		"$W/tc" >"$W/plugin-frames"
+	$SM dump $D/trace.dat | awk -v id="$id" '$1 == "stack_id" {on = $2 == id; next}
+		on && /^  \[/ {sub(/\+.*/, "", $2); print $2}' >"$W/dump-frames"
+	if [ -s "$W/plugin-frames" ] && cmp -s "$W/plugin-frames" "$W/dump-frames"; then
+		ok "plugin-frames-match-dump (stack_id $id)"
+	else
+		ko "plugin-frames-match-dump (stack_id $id)"
+		diff "$W/dump-frames" "$W/plugin-frames" | head -5
+	fi
+	trace-cmd report -O stackmap:file=$D/stack_map_bin -i "$W/lonely.dat" >"$W/tc2" 2>&1
+	if grep -qE '^=> [A-Za-z_.0-9]+ \([0-9a-f]+\)$' "$W/tc2"; then ok plugin-option-file; else ko plugin-option-file; fi
+	trace-cmd report -i "$W/lonely.dat" >"$W/tc3" 2>"$W/tc3err"
+	if [ "$(grep -c 'plugin_stackmap: no stack map' "$W/tc3err")" = 1 ] &&
+		grep -q 'kernel_stack_id: *<stack_id [0-9]*>$' "$W/tc3" && ! grep -q '^=> ' "$W/tc3"; then
+		ok plugin-no-map-says-so-once
+	else
+		ko plugin-no-map-says-so-once
+		head -3 "$W/tc3err"
+	fi
+	unset TRACEEVENT_PLUGIN_DIR
+fi
+sh tests/fake_tracefs.sh "$F" $D/stack_map_bin
+golden record-dat $SM --tracefs "$F" record -e sched -o "$W/recdat" --kallsyms tests/fixtures/kallsyms -- true
+$SM report --top 0 --kallsyms tests/fixtures/kallsyms $D/trace.dat >"$W/fixture-report"
+if $SM report --top 0 "$W/recdat/trace.dat" | cmp -s - "$W/fixture-report"; then
+	ok record-dat-report-matches
+else
+	ko record-dat-report-matches
+fi
+# the map is inside the trace.dat as well: the file alone is enough
+cp "$W/recdat/trace.dat" "$W/alone.dat"
+if $SM report --top 0 "$W/alone.dat" | cmp -s - "$W/fixture-report" &&
+	$SM dump --top 1 "$W/alone.dat" | grep -q '^stack_id'; then
+	ok record-dat-map-inside
+else
+	ko record-dat-map-inside
+fi
+if [ "$tag" = build ] && command -v trace-cmd >/dev/null 2>&1; then
+	# trace-cmd skips the option it does not know and reads the rest
+	if trace-cmd report -i "$W/alone.dat" 2>&1 | grep -c 'kernel_stack_id: *<stack_id' | grep -qx 217; then
+		ok record-dat-trace-cmd-reads
+	else
+		ko record-dat-trace-cmd-reads
+	fi
+fi
+sh tests/fake_tracefs.sh "$F" $D/stack_map_bin
+$SM --tracefs "$F" record -m stream -e sched -o "$W/recstream" --kallsyms tests/fixtures/kallsyms -- true >/dev/null 2>&1
+if $SM report --top 0 "$W/recstream/trace.dat" | cmp -s - "$W/fixture-report"; then
+	ok record-stream-report-matches
+else
+	ko record-stream-report-matches
+fi
+# export reads a record directory with only trace.dat (stream mode writes no text): every
+# stack reference is in the flame graph
+total=$($SM export --format folded "$W/recstream" 2>/dev/null | awk '{n += $NF} END {print n + 0}')
+if [ "$total" = 217 ]; then ok "export-from-trace.dat ($total references)"; else ko "export-from-trace.dat ($total references, want 217)"; fi
+golden record-err-stream-text $SM --tracefs "$F" record -m stream -F both -o "$W/rec" -- true
+golden record-err-mode $SM --tracefs "$F" record -m sometimes -o "$W/rec" -- true
+golden record-help $SM record -h
+golden report-help $SM report --help
 
 # --- global -----------------------------------------------------------------------------
 golden global-version $SM --version
@@ -178,13 +460,13 @@ expect global-help '^Usage: stackmap' $SM --help
 expect global-help-cmd '^Usage: stackmap' $SM dump --help
 # every long option in --help is documented in the man page
 missing=""
-for o in $($SM --help | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
+for o in $( (for c in "" dump report record stat; do $SM $c --help; done) | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
 	grep -q -- "$(echo "$o" | sed 's/-/\\\\-/g')" stackmap.1 || missing="$missing $o"
 done
 if [ -z "$missing" ]; then ok man-page-options; else ko "man-page-options:$missing"; fi
 
 # --- fuzz corpus replay (plain main) ------------------------------------------------------
-for t in smbin:bin trace:trace; do
+for t in smbin:bin trace:trace export:trace tracedat:dat; do
 	if "$B/replay_${t%%:*}" fuzz/corpus/${t#*:}/* >"$W/out" 2>&1; then
 		ok "corpus-replay-${t%%:*}"
 	else

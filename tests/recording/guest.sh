@@ -1,0 +1,42 @@
+#!/bin/bash
+# Guest half of the recording test (tests/recording/run.sh): runs in the VM with the share
+# folder as /host. Records the same kind of workload with `stackmap record` (flight recorder
+# with the text trace too, a wrapped small buffer, streaming) and with Debian's trace-cmd
+# (copied to /host/tc with its libraries). Results go to /host/<case>/.
+set -u
+SM=${SM:-/src/tool/build/stackmap-static}
+T=/sys/kernel/tracing
+EVENTS="-e sched:sched_switch -e sched:sched_wakeup"
+TC="/host/tc/ld-linux-x86-64.so.2 --library-path /host/tc /host/tc/trace-cmd"
+
+# a workload that switches a lot on both CPUs: reads in dd and short sleeps
+work() { # rounds
+	for i in $(seq "$1"); do
+		dd if=/proc/self/status of=/dev/null bs=64 count=8 2>/dev/null &
+		dd if=/proc/self/status of=/dev/null bs=64 count=8 2>/dev/null
+		wait
+	done
+}
+
+echo "== flight recorder, dat + text"
+$SM record -F both $EVENTS -o /host/flight -- bash -c "$(declare -f work); work 30"
+echo "rc=$?"
+
+echo "== wrapped buffer (16 KB per CPU), dat + text"
+$SM record -F both -b 16 $EVENTS -o /host/wrap -- bash -c "$(declare -f work); work 150"
+echo "rc=$?"
+
+echo "== streaming, 32 KB per CPU, a workload several times that"
+$SM record -m stream -b 32 $EVENTS -o /host/stream -- bash -c "$(declare -f work); work 400"
+echo "rc=$?"
+
+echo "== trace-cmd record"
+mkdir -p /host/tcrec
+$TC record -q -O stackmap -O stacktrace $EVENTS -o /host/tcrec/trace.dat -- \
+	bash -c "$(declare -f work); work 30" >/host/tcrec/record.log 2>&1
+echo "rc=$?"
+cat $T/stack_map_bin >/host/tcrec/stack_map_bin
+cat $T/options/stackmap $T/options/stacktrace
+echo 0 >$T/options/stackmap
+echo 0 >$T/options/stacktrace
+echo "guest done"

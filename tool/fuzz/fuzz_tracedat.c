@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target for the trace.dat reader and the ring-buffer page walk. An input that starts
+ * with the trace.dat magic is a whole file (td_open_mem); anything else is one CPU of raw
+ * ring-buffer pages (4096 bytes each, as trace_pipe_raw returns them) decoded with the formats
+ * of fz_formats.h, so mutations hit the page and record decoding directly.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+
+#include "report_dat.h"
+#include "tracedat.h"
+#include "fz_formats.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+struct fz_state {
+	const struct td_file *td;
+	uint64_t sum;
+};
+
+static int fz_on_rec(void *arg, const struct td_rec *r)
+{
+	struct fz_state *s = arg;
+	const uint8_t *p = r->data;
+	uint32_t i;
+
+	if (r->size < 0 || (r->size && !p))
+		abort();
+	/* touch every byte: ASan reports a record that points outside its page copy */
+	for (i = 0; i < (uint32_t)r->size; i++)
+		s->sum += p[i];
+	if (r->kind != TD_BAD && !r->event)
+		abort();
+	if (r->kind == TD_EVENT && r->event->name)
+		s->sum += strlen(r->event->name);
+	if (r->kind == TD_STACK) {
+		if (r->nr > s->td->page_size / 4)
+			abort();
+		for (i = 0; i < r->nr; i++)
+			s->sum += r->ips[i];
+	}
+	return 0;
+}
+
+/* report's attribution: every reference goes to an event type the context knows */
+static int fz_on_ref(void *arg, uint32_t event, const struct tp_stackref *ref)
+{
+	struct tp_ctx *ctx = arg;
+
+	if (event >= tp_nr_events(ctx) || (ref->full && ref->nr && !ref->frames))
+		abort();
+	return 0;
+}
+
+/* the event model: records carry a type name, stacks are addresses */
+static int fz_on_ev(void *arg, const struct ev_record *r)
+{
+	uint64_t *n = arg;
+
+	if (!r->type_name || !memchr(r->comm, '\0', sizeof(r->comm)) ||
+	    (r->stack.kind == EV_STACK_FULL && r->stack.nr && !r->stack.addrs))
+		abort();
+	(*n)++;
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fz_state s = {0};
+	struct td_cpu_stats st;
+	struct td_file td;
+	struct td_err err;
+	int ret, i;
+
+	memset(&err, 0, sizeof(err));
+	if (td_is_tracedat(data, size))
+		ret = td_open_mem(&td, data, size, &err);
+	else
+		ret = td_open_raw(&td, data, size, 4096, fz_formats);
+	if (ret && ret != -EBADMSG && ret != -EPROTONOSUPPORT && ret != -ENOMEM)
+		abort();
+	if (ret && !memchr(err.msg, '\0', sizeof(err.msg)))
+		abort();
+	s.td = &td;
+	for (i = 0; !ret && i < td.ncpus; i++) {
+		ret = td_cpu_iterate(&td, i, fz_on_rec, &s, &st, &err);
+		if (ret && ret != -EBADMSG && ret != -ENOMEM)
+			abort();
+	}
+	if (!ret) {
+		struct tp_ctx ctx;
+		struct sm_frames fr;
+		struct rd_stats rs;
+		uint64_t n = 0;
+
+		tp_ctx_init(&ctx);
+		sm_frames_init(&fr, NULL, 0);
+		ret = rd_feed(&td, &ctx, &fr, fz_on_ref, &ctx, &rs, &err);
+		if (ret && ret != -EBADMSG && ret != -ENOMEM)
+			abort();
+		sm_frames_free(&fr);
+		tp_ctx_free(&ctx);
+		ret = rd_feed_records(&td, fz_on_ev, &n, &err);
+		if (ret && ret != -EBADMSG && ret != -ENOMEM)
+			abort();
+	}
+	td_close(&td);
+	return (int)(s.sum & 0);
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * events.h - one recorded event, the way every trace input of the tool delivers it.
+ *
+ * Readers (trace_parse.c for tracefs `trace` text and `trace-cmd report` text; a trace.dat
+ * reader may produce the same records) turn a recording into a sequence of struct ev_record
+ * passed to an ev_fn callback. Order: per CPU, the order of that CPU's ring buffer; across
+ * CPUs, the order of the input (for the kernel's merged `trace` file and for trace-cmd report,
+ * timestamp order). Consumers that need strict timestamp order across CPUs (off-CPU time)
+ * must not assume more than that.
+ *
+ * One record is one event plus at most one kernel stack reference:
+ *  - an event followed on the same CPU by its `<stack_id N>` or `<stack trace>` gives one
+ *    record whose stack is that reference;
+ *  - an event with no stack reference gives a record with stack.kind == EV_STACK_NONE;
+ *  - a further stack reference for the same event gives one more record with the same event
+ *    fields and EV_F_EXTRA set, so counting records without EV_F_EXTRA counts events (a text
+ *    reader that had to deliver an event before its reference arrived, see TP_WINDOW in
+ *    trace_parse.h, also sends the reference as an EV_F_EXTRA record);
+ *  - a stack reference with no earlier event on its own CPU gives a record of type
+ *    EV_TYPE_UNATTRIBUTED with EV_F_UNATTRIBUTED set; its cpu, pid, comm and ts come from the
+ *    stack line itself. A reference is never attributed to another CPU's event.
+ * User-space stacks (`<user stack trace>`) are not delivered.
+ *
+ * Every pointer in a record (type_name, stack.frames, stack.addrs) is valid only during the
+ * callback; copy what you keep. The callback returns 0, or a negative errno that stops the
+ * reader and is returned by it.
+ */
+#ifndef EVENTS_H
+#define EVENTS_H
+
+#include <stdint.h>
+
+#define EV_COMM_LEN	     32 /* the kernel's TASK_COMM_LEN is 16; longer names are cut */
+#define EV_STATE_LEN	     8
+#define EV_TS_NONE	     UINT64_MAX
+#define EV_PID_NONE	     (-1)
+#define EV_TYPE_UNATTRIBUTED "(no event)"
+
+enum ev_stack_kind {
+	EV_STACK_NONE, /* the event carries no kernel stack */
+	EV_STACK_ID, /* a <stack_id N>: resolve id against stack_map_bin */
+	EV_STACK_FULL, /* a full stack the kernel wrote instead (fallback, or no stackmap) */
+};
+
+struct ev_stack {
+	enum ev_stack_kind kind;
+	uint32_t id; /* EV_STACK_ID */
+	uint32_t nr; /* EV_STACK_FULL: number of frames, leaf first */
+	/*
+	 * EV_STACK_FULL: the frame texts as the input printed them ("sym+0x1/0x2 [mod]" from
+	 * tracefs, "sym (ffffffff81000000)" from trace-cmd), or NULL when the input has only
+	 * addresses.
+	 */
+	const char *const *frames;
+	/* EV_STACK_FULL: the addresses when the input has them (binary inputs), else NULL. */
+	const uint64_t *addrs;
+};
+
+/* sched_switch fields (flags & EV_F_SWITCH). */
+struct ev_switch {
+	int32_t prev_pid, next_pid;
+	int32_t prev_prio, next_prio; /* -1 when not printed */
+	char prev_comm[EV_COMM_LEN], next_comm[EV_COMM_LEN];
+	char prev_state[EV_STATE_LEN]; /* as printed: "S", "R", "R+", "D", "I", "X", ... */
+};
+
+#define EV_F_EXTRA	  0x1 /* a second (third...) stack reference of the same event */
+#define EV_F_UNATTRIBUTED 0x2 /* stack reference with no earlier event on its CPU */
+#define EV_F_SWITCH	  0x4 /* sw is valid */
+
+struct ev_record {
+	uint64_t seq; /* 0-based index of the event in the input; equal for EV_F_EXTRA records */
+	uint64_t ts_ns; /* nanoseconds of the trace clock, EV_TS_NONE when unknown (counter
+			   clocks that print plain integers are passed through unscaled) */
+	int32_t cpu; /* -1 when unknown */
+	int32_t pid; /* EV_PID_NONE when unknown */
+	int32_t tgid; /* EV_PID_NONE when the input does not show it (record-tgid option) */
+	char comm[EV_COMM_LEN]; /* "" when unknown; "<idle>" for pid 0 as ftrace prints it */
+	uint32_t type; /* dense index of the event type, stable for one reader */
+	const char *type_name; /* "sched_switch", "kmem_cache_alloc", "function", ... */
+	uint32_t flags; /* EV_F_* */
+	struct ev_switch sw;
+	struct ev_stack stack;
+};
+
+typedef int (*ev_fn)(void *arg, const struct ev_record *rec);
+
+#endif /* EVENTS_H */

@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Perfetto exporter: a trace file (perfetto.protos.Trace, a sequence of TracePacket) that
+ * ui.perfetto.dev and trace_processor open. Field numbers are Perfetto's (see
+ * tests/perfetto_subset.proto for the subset written here):
+ *
+ *  1. one packet with the interned data of the whole recording (sequence 1, flag
+ *     SEQ_INCREMENTAL_STATE_CLEARED): function names, mapping paths (one per kernel module,
+ *     "[kernel.kallsyms]" for the core), mappings spanning the addresses seen, frames (one
+ *     per location, rel_pc from the mapping's start), callstacks (root first; the bottom
+ *     frame is the --by label, the event type by default, so a range's flame graph splits by
+ *     event type);
+ *  2. a ProcessTree with every task seen (pid as thread; its tgid as process when the trace
+ *     shows it, else the pid) and its name;
+ *  3. one FtraceEventBundle per CPU with its sched_switch events (the UI draws the CPU and
+ *     thread scheduling tracks from them);
+ *  4. one PerfSample packet per stack reference (timestamp, cpu, pid, tid, callstack,
+ *     MODE_KERNEL; flag SEQ_NEEDS_INCREMENTAL_STATE): the timeline of the recorded events,
+ *     and the flame graph of any selected range.
+ * Events without a timestamp cannot be placed on a timeline and are left out.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "export.h"
+#include "pb.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* TracePacket */
+#define PT_FTRACE_EVENTS 1
+#define PT_PROCESS_TREE	 2
+#define PT_TIMESTAMP	 8
+#define PT_SEQ_ID	 10
+#define PT_INTERNED	 12
+#define PT_SEQ_FLAGS	 13
+#define PT_PERF_SAMPLE	 66
+#define PT_SEQ_CLEARED	 1
+#define PT_SEQ_NEEDS	 2
+#define PT_SEQ		 1
+#define PT_BUNDLE	 4096 /* sched_switch events per FtraceEventBundle packet */
+
+/*
+ * Append @pkt as one Trace.packet to @out (a struct pb used as an output buffer), writing
+ * @out to @f whenever it holds more than 1 MiB (and at the end with @flush).
+ */
+static int pt_emit(FILE *f, struct pb *pkt, struct pb *out, int flush)
+{
+	if (pkt) {
+		pb_msg(out, 1, pkt); /* Trace.packet = 1 */
+		if (out->err)
+			return out->err;
+	}
+	if (out->len > (1u << 20) || (flush && out->len)) {
+		if (fwrite(out->buf, 1, out->len, f) != out->len)
+			return -EIO;
+		pb_reset(out);
+	}
+	return 0;
+}
+
+/* Kernel task state letters to the TASK_REPORT bits ftrace's prev_state carries. */
+static int64_t pt_state(const char *s)
+{
+	static const char letters[] = "SDTtXZPI";
+	int64_t v = 0;
+	const char *c;
+
+	for (; *s; s++) {
+		if (*s == '+') {
+			v |= 0x100; /* preempted */
+			continue;
+		}
+		c = strchr(letters, *s);
+		if (c)
+			v |= (int64_t)1 << (c - letters);
+	}
+	return v;
+}
+
+struct pt_task {
+	int32_t pid, tgid;
+	uint32_t comm;
+	int used;
+};
+
+struct pt_tasks {
+	struct pt_task *v;
+	size_t mask, n;
+};
+
+static int pt_task_add(struct pt_tasks *t, int32_t pid, int32_t tgid, uint32_t comm)
+{
+	size_t j;
+
+	if (pid <= 0)
+		return 0;
+	if (!t->v || (t->n + 1) * 2 > t->mask + 1) {
+		size_t ncap = t->v ? (t->mask + 1) * 2 : 256, i;
+		struct pt_task *n = calloc(ncap, sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		for (i = 0; t->v && i <= t->mask; i++) {
+			if (!t->v[i].used)
+				continue;
+			j = (uint32_t)t->v[i].pid * 2654435761u & (ncap - 1);
+			while (n[j].used)
+				j = (j + 1) & (ncap - 1);
+			n[j] = t->v[i];
+		}
+		free(t->v);
+		t->v = n;
+		t->mask = ncap - 1;
+	}
+	for (j = (uint32_t)pid * 2654435761u & t->mask; t->v[j].used; j = (j + 1) & t->mask) {
+		if (t->v[j].pid == pid) {
+			if (tgid > 0)
+				t->v[j].tgid = tgid;
+			if (!t->v[j].comm)
+				t->v[j].comm = comm;
+			return 0;
+		}
+	}
+	t->v[j] = (struct pt_task){
+		.pid = pid, .tgid = tgid > 0 ? tgid : pid, .comm = comm, .used = 1};
+	t->n++;
+	return 0;
+}
+
+struct pt_cs {
+	uint32_t root, stack;
+};
+
+int ex_write_perfetto(struct pf *p, const struct ex_opts *o, FILE *f)
+{
+	struct pb pkt, in, msg, sub, hdr;
+	uint32_t *cs_of_sample = NULL, *slot = NULL, *map_of_mod = NULL;
+	uint64_t *map_lo = NULL, *map_hi = NULL;
+	uint8_t *str_used = NULL, *loc_used = NULL, *root_used = NULL;
+	struct pt_cs *cs = NULL;
+	struct pt_tasks tasks = {0};
+	size_t *order = NULL, *first = NULL;
+	size_t ncs = 0, mask = 1, nmaps = 0, i, k, nsw;
+	long s_kernel;
+	int ret = -ENOMEM, cpu, max_cpu = -1;
+
+	pb_init(&pkt);
+	pb_init(&in);
+	pb_init(&msg);
+	pb_init(&sub);
+	pb_init(&hdr);
+	s_kernel = pf_intern(p, "[kernel.kallsyms]", strlen("[kernel.kallsyms]"));
+	if (s_kernel < 0)
+		goto out;
+	/* callstacks: one per (root label, stack) of the samples in use */
+	while (mask < p->nsamples * 2 + 2)
+		mask <<= 1;
+	cs_of_sample = calloc(p->nsamples + 1, sizeof(*cs_of_sample));
+	slot = calloc(mask, sizeof(*slot));
+	cs = calloc(p->nsamples + 1, sizeof(*cs));
+	loc_used = calloc(p->nlocs + 1, 1);
+	if (!cs_of_sample || !slot || !cs || !loc_used)
+		goto out;
+	mask--;
+	for (i = 0; i < p->nsamples; i++) {
+		const struct pf_sample *s = &p->samples[i];
+		uint32_t root = UINT32_MAX;
+		char buf[EV_COMM_LEN + 16];
+		size_t j;
+
+		if (o->by == EX_BY_EVENT)
+			root = s->type;
+		else if (o->by == EX_BY_COMM)
+			root = s->comm;
+		else if (o->by == EX_BY_PID) {
+			int n = snprintf(buf, sizeof(buf), "%s-%d", pf_str(p, s->comm), s->pid);
+			long l = pf_intern(p, buf, (size_t)n);
+
+			if (l < 0)
+				goto out;
+			root = (uint32_t)l;
+		}
+		j = (((uint64_t)root * 0x9E3779B97F4A7C15ull) ^
+		     ((uint64_t)s->stack * 0xC2B2AE3DULL)) &
+		    mask;
+		while (slot[j] &&
+		       (cs[slot[j] - 1].root != root || cs[slot[j] - 1].stack != s->stack))
+			j = (j + 1) & mask;
+		if (!slot[j]) {
+			cs[ncs] = (struct pt_cs){.root = root, .stack = s->stack};
+			slot[j] = (uint32_t)++ncs;
+		}
+		cs_of_sample[i] = slot[j];
+	}
+	/* the strings, frames and mappings the callstacks use (after the labels were interned) */
+	str_used = calloc(p->strs.n + 1, 1);
+	root_used = calloc(p->strs.n + 1, 1);
+	map_of_mod = calloc(p->strs.n + 1, sizeof(*map_of_mod));
+	map_lo = calloc(p->strs.n + 1, sizeof(*map_lo));
+	map_hi = calloc(p->strs.n + 1, sizeof(*map_hi));
+	if (!str_used || !root_used || !map_of_mod || !map_lo || !map_hi)
+		goto out;
+	for (i = 0; i < ncs; i++) {
+		const struct pf_stack *st = &p->stacks[cs[i].stack];
+
+		if (cs[i].root != UINT32_MAX) {
+			str_used[cs[i].root] = 1;
+			root_used[cs[i].root] = 1;
+		}
+		for (k = 0; k < st->nr; k++)
+			loc_used[p->frames[st->first + k]] = 1;
+	}
+	for (i = 0; i < p->nlocs; i++) {
+		const struct pf_loc *l = &p->locs[i];
+		uint32_t mod = p->funcs[l->func].module;
+
+		if (!loc_used[i])
+			continue;
+		str_used[p->funcs[l->func].name] = 1;
+		if (!l->addr)
+			continue;
+		if (!map_of_mod[mod]) {
+			map_of_mod[mod] = (uint32_t)++nmaps;
+			map_lo[mod] = l->addr;
+			map_hi[mod] = l->addr + 1;
+		}
+		if (l->addr < map_lo[mod])
+			map_lo[mod] = l->addr;
+		if (l->addr + 1 > map_hi[mod])
+			map_hi[mod] = l->addr + 1;
+	}
+
+	/* 1. interned data */
+	pb_reset(&pkt);
+	pb_uint(&pkt, PT_TIMESTAMP, p->ts_min == EV_TS_NONE ? 0 : p->ts_min);
+	pb_uint(&pkt, PT_SEQ_ID, PT_SEQ);
+	pb_uint(&pkt, PT_SEQ_FLAGS, PT_SEQ_CLEARED);
+	for (i = 0; i < p->strs.n; i++) {
+		if (!str_used[i])
+			continue;
+		pb_reset(&msg);
+		pb_uint(&msg, 1, i + 1);
+		pb_bytes(&msg, 2, p->strs.strs[i], p->strs.lens[i]);
+		pb_msg(&in, 5, &msg); /* function_names */
+	}
+	for (i = 0; i < p->strs.n; i++) {
+		if (!map_of_mod[i])
+			continue;
+		pb_reset(&msg);
+		pb_uint(&msg, 1, i + 1);
+		pb_str(&msg, 2, i ? p->strs.strs[i] : "[kernel.kallsyms]");
+		pb_msg(&in, 17, &msg); /* mapping_paths */
+		pb_reset(&msg);
+		pb_uint(&msg, 1, map_of_mod[i]);
+		pb_uint(&msg, 4, map_lo[i]);
+		pb_uint(&msg, 5, map_hi[i]);
+		pb_reset(&sub);
+		pb_varint(&sub, i + 1);
+		pb_msg(&msg, 7, &sub); /* path_string_ids, packed */
+		pb_msg(&in, 19, &msg); /* mappings */
+	}
+	for (i = 0; i < p->nlocs; i++) {
+		const struct pf_loc *l = &p->locs[i];
+		uint32_t mod = p->funcs[l->func].module;
+
+		if (!loc_used[i])
+			continue;
+		pb_reset(&msg);
+		pb_uint(&msg, 1, i + 1);
+		pb_uint(&msg, 2, (uint64_t)p->funcs[l->func].name + 1);
+		if (l->addr) {
+			pb_uint(&msg, 3, map_of_mod[mod]);
+			pb_uint(&msg, 4, l->addr - map_lo[mod]);
+		}
+		pb_msg(&in, 6, &msg); /* frames */
+	}
+	for (i = 0; i < p->strs.n; i++) { /* root labels as frames without a mapping */
+		if (!root_used[i])
+			continue;
+		pb_reset(&msg);
+		pb_uint(&msg, 1, p->nlocs + 1 + i);
+		pb_uint(&msg, 2, i + 1);
+		pb_msg(&in, 6, &msg);
+	}
+	for (i = 0; i < ncs; i++) {
+		const struct pf_stack *st = &p->stacks[cs[i].stack];
+
+		pb_reset(&msg);
+		pb_uint(&msg, 1, i + 1);
+		pb_reset(&sub);
+		if (cs[i].root != UINT32_MAX)
+			pb_varint(&sub, p->nlocs + 1 + cs[i].root);
+		for (k = st->nr; k > 0; k--)
+			pb_varint(&sub, (uint64_t)p->frames[st->first + k - 1] + 1);
+		pb_msg(&msg, 2, &sub); /* frame_ids, packed, root first */
+		pb_msg(&in, 7, &msg); /* callstacks */
+	}
+	pb_msg(&pkt, PT_INTERNED, &in);
+	ret = pt_emit(f, &pkt, &hdr, 0);
+	if (ret)
+		goto out;
+
+	/* 2. process tree */
+	ret = -ENOMEM;
+	for (i = 0; i < p->nevents; i++) {
+		const struct pf_event *e = &p->events[i];
+
+		if (pt_task_add(&tasks, e->pid, e->tgid, p->samples[e->sample].comm))
+			goto out;
+		if (e->cpu > max_cpu)
+			max_cpu = e->cpu;
+	}
+	for (i = 0; i < p->nswitches; i++) {
+		const struct pf_switch *w = &p->switches[i];
+
+		if (pt_task_add(&tasks, w->prev_pid, 0, w->prev_comm) ||
+		    pt_task_add(&tasks, w->next_pid, 0, w->next_comm))
+			goto out;
+		if (w->cpu > max_cpu)
+			max_cpu = w->cpu;
+	}
+	pb_reset(&pkt);
+	pb_uint(&pkt, PT_TIMESTAMP, p->ts_min == EV_TS_NONE ? 0 : p->ts_min);
+	pb_uint(&pkt, PT_SEQ_ID, PT_SEQ);
+	pb_reset(&in);
+	for (i = 0; tasks.v && i <= tasks.mask; i++) {
+		const struct pt_task *t = &tasks.v[i];
+
+		if (!t->used || t->tgid != t->pid)
+			continue;
+		pb_reset(&msg);
+		pb_int(&msg, 1, t->pid);
+		pb_int(&msg, 2, 0);
+		pb_str(&msg, 3, pf_str(p, t->comm));
+		pb_msg(&in, 1, &msg); /* processes */
+	}
+	for (i = 0; tasks.v && i <= tasks.mask; i++) {
+		const struct pt_task *t = &tasks.v[i];
+
+		if (!t->used)
+			continue;
+		if (t->tgid != t->pid) { /* a process for thread groups whose leader was not seen */
+			size_t j;
+			int seen = 0;
+
+			for (j = 0; j <= tasks.mask; j++)
+				if (tasks.v[j].used && tasks.v[j].pid == t->tgid)
+					seen = 1;
+			if (!seen) {
+				pb_reset(&msg);
+				pb_int(&msg, 1, t->tgid);
+				pb_msg(&in, 1, &msg);
+			}
+		}
+		pb_reset(&msg);
+		pb_int(&msg, 1, t->pid);
+		pb_int(&msg, 3, t->tgid);
+		pb_str(&msg, 2, pf_str(p, t->comm));
+		pb_msg(&in, 2, &msg); /* threads */
+	}
+	pb_msg(&pkt, PT_PROCESS_TREE, &in);
+	ret = pt_emit(f, &pkt, &hdr, 0);
+	if (ret)
+		goto out;
+
+	/* 3. sched_switch events: per CPU, in bundles of at most PT_BUNDLE events */
+	order = calloc(p->nswitches + 1, sizeof(*order));
+	first = calloc((size_t)(max_cpu + 2), sizeof(*first));
+	if (!order || !first)
+		goto out;
+	for (i = 0; i < p->nswitches; i++) /* counting sort by CPU, stable */
+		if (p->switches[i].cpu >= 0 && p->switches[i].ts_ns != EV_TS_NONE)
+			first[p->switches[i].cpu + 1]++;
+	for (cpu = 0; cpu <= max_cpu; cpu++)
+		first[cpu + 1] += first[cpu];
+	for (i = 0; i < p->nswitches; i++)
+		if (p->switches[i].cpu >= 0 && p->switches[i].ts_ns != EV_TS_NONE)
+			order[first[p->switches[i].cpu]++] = i;
+	/* after the placement first[c] is the end of CPU c's run, first[max_cpu] the total */
+	nsw = max_cpu >= 0 ? first[max_cpu] : 0;
+	for (i = 0; i < nsw;) {
+		int c0 = p->switches[order[i]].cpu;
+		size_t n = 0;
+
+		pb_reset(&pkt);
+		pb_reset(&in);
+		pb_uint(&in, 1, (uint64_t)c0);
+		for (; i < nsw && p->switches[order[i]].cpu == c0 && n < PT_BUNDLE; i++, n++) {
+			const struct pf_switch *w = &p->switches[order[i]];
+
+			pb_reset(&msg);
+			pb_uint(&msg, 1, w->ts_ns);
+			pb_uint(&msg, 2, (uint32_t)w->prev_pid);
+			pb_reset(&sub);
+			pb_str(&sub, 1, pf_str(p, w->prev_comm));
+			pb_int(&sub, 2, w->prev_pid);
+			pb_int(&sub, 3, w->prev_prio);
+			pb_int(&sub, 4, pt_state(pf_str(p, w->prev_state)));
+			pb_str(&sub, 5, pf_str(p, w->next_comm));
+			pb_int(&sub, 6, w->next_pid);
+			pb_int(&sub, 7, w->next_prio);
+			pb_msg(&msg, 4, &sub);
+			pb_msg(&in, 2, &msg);
+		}
+		pb_uint(&pkt, PT_SEQ_ID, PT_SEQ + 1 + (uint32_t)c0);
+		pb_msg(&pkt, PT_FTRACE_EVENTS, &in);
+		ret = pt_emit(f, &pkt, &hdr, 0);
+		if (ret)
+			goto out;
+	}
+
+	/* 4. one perf sample per stack reference */
+	for (i = 0; i < p->nevents; i++) {
+		const struct pf_event *e = &p->events[i];
+
+		if (e->ts_ns == EV_TS_NONE)
+			continue;
+		pb_reset(&pkt);
+		pb_uint(&pkt, PT_TIMESTAMP, e->ts_ns);
+		pb_uint(&pkt, PT_SEQ_ID, PT_SEQ);
+		pb_uint(&pkt, PT_SEQ_FLAGS, PT_SEQ_NEEDS);
+		pb_reset(&msg);
+		pb_uint(&msg, 1, e->cpu < 0 ? 0 : (uint64_t)e->cpu);
+		pb_uint(&msg, 2, (uint32_t)(e->tgid > 0 ? e->tgid : e->pid < 0 ? 0 : e->pid));
+		pb_uint(&msg, 3, (uint32_t)(e->pid < 0 ? 0 : e->pid));
+		pb_uint(&msg, 5, 1); /* MODE_KERNEL */
+		pb_uint(&msg, 4, cs_of_sample[e->sample]);
+		pb_msg(&pkt, PT_PERF_SAMPLE, &msg);
+		ret = pt_emit(f, &pkt, &hdr, 0);
+		if (ret)
+			goto out;
+	}
+	ret = pt_emit(f, NULL, &hdr, 1);
+	if (!ret && ferror(f))
+		ret = -EIO;
+out:
+	pb_free(&pkt);
+	pb_free(&in);
+	pb_free(&msg);
+	pb_free(&sub);
+	pb_free(&hdr);
+	free(cs_of_sample);
+	free(slot);
+	free(cs);
+	free(str_used);
+	free(root_used);
+	free(loc_used);
+	free(map_of_mod);
+	free(map_lo);
+	free(map_hi);
+	free(tasks.v);
+	free(order);
+	free(first);
+	return ret;
+}

@@ -1,0 +1,754 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The aggregate of a recording that the exporters write; see profile.h.
+ *
+ * Off-CPU time: a sched_switch record whose stack is the stack of the task leaving the CPU
+ * (prev_pid; the tracepoint runs in its context) opens an interval for that pid; the next
+ * sched_switch that switches the same pid in (next_pid) closes it, and the interval's length
+ * is added to the sample of the switch-out. Not seen: tasks still off CPU at the end of the
+ * recording (counted in off_open), switch-outs without a stack (off_nostack), pid 0 (the
+ * per-CPU idle tasks share it), and time before the first switch-out of a task.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "profile.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t pf_mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	return h ^ (h >> 33);
+}
+
+static void *pf_grow(void *arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap;
+	void *n;
+
+	if (need <= *cap)
+		return arr;
+	ncap = *cap ? *cap * 2 : 64;
+	while (ncap < need)
+		ncap *= 2;
+	n = realloc(arr, ncap * elem);
+	if (!n)
+		return NULL;
+	*cap = ncap;
+	return n;
+}
+
+/* Generic open-addressing index over entries hashed by @hash. */
+typedef uint64_t (*pf_hash_fn)(const struct pf *p, uint32_t i);
+
+static int pf_index_grow(struct pf_index *ix, const struct pf *p, pf_hash_fn hash)
+{
+	size_t ncap, i;
+	uint32_t *n;
+
+	if (ix->slots && (ix->used + 1) * 2 <= ix->mask + 1)
+		return 0;
+	ncap = ix->slots ? (ix->mask + 1) * 2 : 256;
+	n = calloc(ncap, sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	for (i = 0; ix->slots && i <= ix->mask; i++) {
+		size_t j;
+
+		if (!ix->slots[i])
+			continue;
+		j = hash(p, ix->slots[i] - 1) & (ncap - 1);
+		while (n[j])
+			j = (j + 1) & (ncap - 1);
+		n[j] = ix->slots[i];
+	}
+	free(ix->slots);
+	ix->slots = n;
+	ix->mask = ncap - 1;
+	return 0;
+}
+
+size_t pf_utf8_len(const unsigned char *s, size_t len)
+{
+	size_t n, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+	if (n > len)
+		return 0;
+	for (i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/*
+ * Every string of the profile goes through here. Task names (and, in a damaged trace, any
+ * text) may hold bytes that are not UTF-8; they become '?' so that the JSON, SVG and
+ * protobuf strings written from the table stay valid.
+ */
+long pf_intern(struct pf *p, const char *s, size_t len)
+{
+	size_t i, o = 0, n;
+	char *clean;
+	long ret;
+
+	for (i = 0; i < len && (unsigned char)s[i] < 0x80; i++)
+		;
+	if (i == len)
+		return tp_strtab_intern(&p->strs, s, len);
+	clean = malloc(len + 1);
+	if (!clean)
+		return -ENOMEM;
+	for (i = 0; i < len;) {
+		n = pf_utf8_len((const unsigned char *)s + i, len - i);
+		if (!n) {
+			clean[o++] = '?';
+			i++;
+			continue;
+		}
+		memcpy(clean + o, s + i, n);
+		o += n;
+		i += n;
+	}
+	ret = tp_strtab_intern(&p->strs, clean, o);
+	free(clean);
+	return ret;
+}
+
+/* Functions ------------------------------------------------------------------------------- */
+
+static uint64_t pf_func_hash(const struct pf *p, uint32_t i)
+{
+	return pf_mix((uint64_t)p->funcs[i].name << 32 | p->funcs[i].module);
+}
+
+static long pf_func(struct pf *p, uint32_t name, uint32_t module)
+{
+	struct pf_index *ix = &p->func_idx;
+	uint64_t h = pf_mix((uint64_t)name << 32 | module);
+	size_t j;
+
+	if (pf_index_grow(ix, p, pf_func_hash))
+		return -ENOMEM;
+	for (j = h & ix->mask; ix->slots[j]; j = (j + 1) & ix->mask) {
+		struct pf_func *f = &p->funcs[ix->slots[j] - 1];
+
+		if (f->name == name && f->module == module)
+			return ix->slots[j] - 1;
+	}
+	p->funcs = pf_grow(p->funcs, &p->funcs_cap, p->nfuncs + 1, sizeof(*p->funcs));
+	if (!p->funcs)
+		return -ENOMEM;
+	p->funcs[p->nfuncs] = (struct pf_func){.name = name, .module = module};
+	ix->slots[j] = (uint32_t)++p->nfuncs;
+	ix->used++;
+	return (long)p->nfuncs - 1;
+}
+
+/* "sym [mod]" -> function (sym, mod); anything else is a name of the core kernel. */
+static long pf_func_text(struct pf *p, const char *t, size_t len)
+{
+	long name, mod = 0;
+	size_t k;
+
+	if (len > 3 && t[len - 1] == ']' && t[0] != '[') {
+		for (k = len - 1; k > 1; k--)
+			if (t[k] == '[' && t[k - 1] == ' ')
+				break;
+		if (k > 1) {
+			mod = pf_intern(p, t + k + 1, len - k - 2);
+			if (mod < 0)
+				return mod;
+			len = k - 1;
+		}
+	}
+	name = pf_intern(p, t, len);
+	if (name < 0)
+		return name;
+	return pf_func(p, (uint32_t)name, (uint32_t)mod);
+}
+
+/* Locations ------------------------------------------------------------------------------- */
+
+static uint64_t pf_loc_hash(const struct pf *p, uint32_t i)
+{
+	return pf_mix(p->locs[i].addr * 31 + p->locs[i].func);
+}
+
+static long pf_loc(struct pf *p, uint64_t addr, uint32_t func)
+{
+	struct pf_index *ix = &p->loc_idx;
+	uint64_t h = pf_mix(addr * 31 + func);
+	size_t j;
+
+	if (pf_index_grow(ix, p, pf_loc_hash))
+		return -ENOMEM;
+	for (j = h & ix->mask; ix->slots[j]; j = (j + 1) & ix->mask) {
+		struct pf_loc *l = &p->locs[ix->slots[j] - 1];
+
+		if (l->addr == addr && l->func == func)
+			return ix->slots[j] - 1;
+	}
+	p->locs = pf_grow(p->locs, &p->locs_cap, p->nlocs + 1, sizeof(*p->locs));
+	if (!p->locs)
+		return -ENOMEM;
+	p->locs[p->nlocs] = (struct pf_loc){.addr = addr, .func = func};
+	ix->slots[j] = (uint32_t)++p->nlocs;
+	ix->used++;
+	return (long)p->nlocs - 1;
+}
+
+static long pf_loc_addr(struct pf *p, uint64_t addr)
+{
+	const char *t = sm_frame(p->fr, addr, SM_FRAME_FOLDED, NULL);
+	long f = pf_func_text(p, t, strlen(t));
+
+	if (f < 0)
+		return f;
+	/* the trampoline sentinel is not an address in any mapping */
+	return pf_loc(p, addr == SMBIN_TRAMPOLINE ? 0 : addr, (uint32_t)f);
+}
+
+/* Stacks ---------------------------------------------------------------------------------- */
+
+static uint64_t pf_frames_hash(const uint32_t *fr, size_t nr)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ nr;
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		h = pf_mix(h ^ fr[i]);
+	return h;
+}
+
+static uint64_t pf_stack_hash(const struct pf *p, uint32_t i)
+{
+	return pf_frames_hash(p->frames + p->stacks[i].first, p->stacks[i].nr);
+}
+
+static int pf_push_frame(struct pf *p, long loc);
+
+/*
+ * The stack made of the @nr locations just appended at p->frames[p->nframes - nr ..]. A stack
+ * without frames (a <stack trace> block with no lines, a map record of depth 0) becomes one
+ * "[empty stack]" frame, so that every format shows it.
+ */
+static long pf_stack_commit(struct pf *p, size_t nr)
+{
+	struct pf_index *ix = &p->stack_idx;
+	const uint32_t *fr;
+	uint64_t h;
+	size_t j;
+
+	if (!nr) {
+		long name = pf_intern(p, "[empty stack]", strlen("[empty stack]")), f;
+		int ret;
+
+		if (name < 0)
+			return name;
+		f = pf_func(p, (uint32_t)name, 0);
+		if (f < 0)
+			return f;
+		ret = pf_push_frame(p, pf_loc(p, 0, (uint32_t)f));
+		if (ret)
+			return ret;
+		nr = 1;
+	}
+	fr = p->frames + p->nframes - nr;
+	h = pf_frames_hash(fr, nr);
+	if (pf_index_grow(ix, p, pf_stack_hash))
+		return -ENOMEM;
+	for (j = h & ix->mask; ix->slots[j]; j = (j + 1) & ix->mask) {
+		struct pf_stack *s = &p->stacks[ix->slots[j] - 1];
+
+		if (s->nr == nr && memcmp(p->frames + s->first, fr, nr * sizeof(*fr)) == 0) {
+			p->nframes -= nr; /* already known: drop the copy */
+			return ix->slots[j] - 1;
+		}
+	}
+	p->stacks = pf_grow(p->stacks, &p->stacks_cap, p->nstacks + 1, sizeof(*p->stacks));
+	if (!p->stacks)
+		return -ENOMEM;
+	p->stacks[p->nstacks] =
+		(struct pf_stack){.first = (uint32_t)(p->nframes - nr), .nr = (uint32_t)nr};
+	ix->slots[j] = (uint32_t)++p->nstacks;
+	ix->used++;
+	return (long)p->nstacks - 1;
+}
+
+static int pf_push_frame(struct pf *p, long loc)
+{
+	if (loc < 0)
+		return (int)loc;
+	p->frames = pf_grow(p->frames, &p->frames_cap, p->nframes + 1, sizeof(*p->frames));
+	if (!p->frames)
+		return -ENOMEM;
+	p->frames[p->nframes++] = (uint32_t)loc;
+	return 0;
+}
+
+static const struct smbin_stack *pf_map_find(const struct smbin_map *map, uint32_t id, size_t *pos)
+{
+	size_t lo = 0, hi = map ? map->nr : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (map->stacks[mid].id == id) {
+			*pos = mid;
+			return &map->stacks[mid];
+		}
+		if (map->stacks[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static uint64_t pf_unknown_hash(const struct pf *p, uint32_t i)
+{
+	return pf_mix(p->unknown_ids[i]);
+}
+
+static long pf_stack_unknown(struct pf *p, uint32_t id)
+{
+	struct pf_index *ix = &p->unknown_idx;
+	char name[48];
+	long st, f, n;
+	size_t j;
+
+	p->nr_refs_unknown++;
+	if (pf_index_grow(ix, p, pf_unknown_hash))
+		return -ENOMEM;
+	for (j = pf_mix(id) & ix->mask; ix->slots[j]; j = (j + 1) & ix->mask)
+		if (p->unknown_ids[ix->slots[j] - 1] == id)
+			return p->unknown_stack[ix->slots[j] - 1];
+	snprintf(name, sizeof(name), "[unknown stack %u]", id);
+	n = pf_intern(p, name, strlen(name));
+	if (n < 0)
+		return n;
+	f = pf_func(p, (uint32_t)n, 0);
+	if (f < 0)
+		return f;
+	st = pf_push_frame(p, pf_loc(p, 0, (uint32_t)f));
+	if (st)
+		return st;
+	st = pf_stack_commit(p, 1);
+	if (st < 0)
+		return st;
+	if (p->nunknown == p->unknown_cap) {
+		size_t cap = p->unknown_cap;
+		uint32_t *a = pf_grow(p->unknown_ids, &cap, p->nunknown + 1, sizeof(*a));
+
+		if (!a)
+			return -ENOMEM;
+		p->unknown_ids = a;
+		cap = p->unknown_cap;
+		a = pf_grow(p->unknown_stack, &cap, p->nunknown + 1, sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		p->unknown_stack = a;
+		p->unknown_cap = cap;
+	}
+	p->unknown_ids[p->nunknown] = id;
+	p->unknown_stack[p->nunknown] = (uint32_t)st;
+	ix->slots[j] = (uint32_t)++p->nunknown;
+	ix->used++;
+	return st;
+}
+
+static long pf_stack_id(struct pf *p, uint32_t id)
+{
+	const struct smbin_stack *s;
+	size_t pos = 0, i;
+	long st;
+	int ret;
+
+	s = pf_map_find(p->map, id, &pos);
+	if (!s)
+		return pf_stack_unknown(p, id);
+	if (p->map_stack[pos])
+		return p->map_stack[pos] - 1;
+	for (i = 0; i < s->nr; i++) {
+		ret = pf_push_frame(p, pf_loc_addr(p, s->ips[i]));
+		if (ret)
+			return ret;
+	}
+	st = pf_stack_commit(p, s->nr);
+	if (st < 0)
+		return st;
+	p->map_stack[pos] = (uint32_t)st + 1;
+	return st;
+}
+
+/* "sym (ffffffff81000000)" (trace-cmd) carries the address; tracefs frames do not. */
+static uint64_t pf_text_addr(const char *t)
+{
+	const char *o = strrchr(t, '(');
+	uint64_t v = 0;
+	int n = 0;
+
+	if (!o)
+		return 0;
+	for (o++; *o && *o != ')'; o++, n++) {
+		int d = *o >= '0' && *o <= '9'	 ? *o - '0'
+			: *o >= 'a' && *o <= 'f' ? *o - 'a' + 10
+			: *o >= 'A' && *o <= 'F' ? *o - 'A' + 10
+						 : -1;
+
+		if (d < 0 || n >= 16)
+			return 0;
+		v = v << 4 | (uint64_t)d;
+	}
+	return *o == ')' ? v : 0;
+}
+
+static long pf_stack_full(struct pf *p, const struct ev_stack *es)
+{
+	size_t len = 0, i;
+	long key, st;
+	int ret;
+
+	if (!es->frames) { /* addresses only (binary inputs): not cached by text */
+		for (i = 0; i < es->nr; i++) {
+			ret = pf_push_frame(p, pf_loc_addr(p, es->addrs[i]));
+			if (ret)
+				return ret;
+		}
+		return pf_stack_commit(p, es->nr);
+	}
+	for (i = 0; i < es->nr; i++)
+		len += strlen(es->frames[i]) + 1;
+	p->joinbuf = pf_grow(p->joinbuf, &p->joincap, len + 1, 1);
+	if (!p->joinbuf)
+		return -ENOMEM;
+	len = 0;
+	for (i = 0; i < es->nr; i++) {
+		size_t n = strlen(es->frames[i]);
+
+		memcpy(p->joinbuf + len, es->frames[i], n);
+		len += n;
+		p->joinbuf[len++] = '\n';
+	}
+	key = tp_strtab_intern(&p->full, p->joinbuf, len);
+	if (key < 0)
+		return key;
+	if ((size_t)key < p->full_stack_cap && p->full_stack[key])
+		return p->full_stack[key] - 1;
+	for (i = 0; i < es->nr; i++) {
+		char fn[512];
+		uint64_t addr = es->addrs ? es->addrs[i] : pf_text_addr(es->frames[i]);
+		size_t n = tp_frame_func(es->frames[i], fn, sizeof(fn));
+		long f = pf_func_text(p, fn, n);
+
+		if (f < 0)
+			return f;
+		ret = pf_push_frame(p, pf_loc(p, addr, (uint32_t)f));
+		if (ret)
+			return ret;
+	}
+	st = pf_stack_commit(p, es->nr);
+	if (st < 0)
+		return st;
+	if ((size_t)key >= p->full_stack_cap) {
+		size_t old = p->full_stack_cap;
+		uint32_t *n =
+			pf_grow(p->full_stack, &p->full_stack_cap, (size_t)key + 1, sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		memset(n + old, 0, (p->full_stack_cap - old) * sizeof(*n));
+		p->full_stack = n;
+	}
+	p->full_stack[key] = (uint32_t)st + 1;
+	return st;
+}
+
+/* Samples --------------------------------------------------------------------------------- */
+
+static uint64_t pf_sample_key(uint32_t stack, uint32_t type, uint32_t comm, int32_t pid)
+{
+	return pf_mix(pf_mix((uint64_t)stack << 32 | type) ^
+		      ((uint64_t)comm << 32 | (uint32_t)pid));
+}
+
+static uint64_t pf_sample_hash(const struct pf *p, uint32_t i)
+{
+	const struct pf_sample *s = &p->samples[i];
+
+	return pf_sample_key(s->stack, s->type, s->comm, s->pid);
+}
+
+static long pf_sample(struct pf *p, uint32_t stack, uint32_t type, uint32_t comm, int32_t pid)
+{
+	struct pf_index *ix = &p->sample_idx;
+	size_t j;
+
+	if (pf_index_grow(ix, p, pf_sample_hash))
+		return -ENOMEM;
+	for (j = pf_sample_key(stack, type, comm, pid) & ix->mask; ix->slots[j];
+	     j = (j + 1) & ix->mask) {
+		struct pf_sample *s = &p->samples[ix->slots[j] - 1];
+
+		if (s->stack == stack && s->type == type && s->comm == comm && s->pid == pid)
+			return ix->slots[j] - 1;
+	}
+	p->samples = pf_grow(p->samples, &p->samples_cap, p->nsamples + 1, sizeof(*p->samples));
+	if (!p->samples)
+		return -ENOMEM;
+	p->samples[p->nsamples] =
+		(struct pf_sample){.stack = stack, .type = type, .comm = comm, .pid = pid};
+	ix->slots[j] = (uint32_t)++p->nsamples;
+	ix->used++;
+	return (long)p->nsamples - 1;
+}
+
+/* Off-CPU intervals ----------------------------------------------------------------------- */
+
+static struct pf_off *pf_off_slot(struct pf *p, int32_t pid, int create)
+{
+	size_t j;
+
+	if (create && (!p->off || (p->off_used + 1) * 2 > p->off_mask + 1)) {
+		size_t ncap = p->off ? (p->off_mask + 1) * 2 : 1024, i;
+		struct pf_off *n = calloc(ncap, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		for (i = 0; p->off && i <= p->off_mask; i++) {
+			if (!p->off[i].used)
+				continue;
+			j = pf_mix((uint32_t)p->off[i].pid) & (ncap - 1);
+			while (n[j].used)
+				j = (j + 1) & (ncap - 1);
+			n[j] = p->off[i];
+		}
+		free(p->off);
+		p->off = n;
+		p->off_mask = ncap - 1;
+	}
+	if (!p->off)
+		return NULL;
+	for (j = pf_mix((uint32_t)pid) & p->off_mask; p->off[j].used; j = (j + 1) & p->off_mask)
+		if (p->off[j].pid == pid)
+			return &p->off[j];
+	if (!create)
+		return NULL;
+	p->off[j].used = 1;
+	p->off[j].pid = pid;
+	p->off_used++;
+	return &p->off[j];
+}
+
+/*
+ * Deleting from linear probing without tombstones: mark the entry as "closed" by keeping it
+ * (pid stays, sample = UINT32_MAX - 1) so probe chains stay intact; a later switch-out of
+ * the same pid reuses it.
+ */
+#define PF_OFF_CLOSED (UINT32_MAX - 1)
+
+static int pf_offcpu(struct pf *p, const struct ev_record *r, long sample)
+{
+	struct pf_off *o;
+
+	if (r->ts_ns == EV_TS_NONE)
+		return 0;
+	o = pf_off_slot(p, r->sw.next_pid, 0);
+	if (o && o->sample != PF_OFF_CLOSED) {
+		if (o->sample == UINT32_MAX) {
+			p->off_nostack++;
+		} else if (r->ts_ns < o->ts_ns) {
+			p->off_backwards++;
+		} else {
+			p->samples[o->sample].weight_ns += r->ts_ns - o->ts_ns;
+			p->off_total_ns += r->ts_ns - o->ts_ns;
+		}
+		o->sample = PF_OFF_CLOSED;
+	}
+	if (r->sw.prev_pid == 0)
+		return 0;
+	o = pf_off_slot(p, r->sw.prev_pid, 1);
+	if (!o)
+		return -ENOMEM;
+	o->sample = sample < 0 ? UINT32_MAX : (uint32_t)sample;
+	o->ts_ns = r->ts_ns;
+	return 0;
+}
+
+/* Records --------------------------------------------------------------------------------- */
+
+int pf_init(struct pf *p, const struct smbin_map *map, struct sm_frames *fr,
+	    const struct pf_opts *opts)
+{
+	memset(p, 0, sizeof(*p));
+	p->opts = *opts;
+	p->map = map;
+	p->fr = fr;
+	p->ts_min = EV_TS_NONE;
+	tp_strtab_init(&p->strs);
+	tp_strtab_init(&p->full);
+	if (pf_intern(p, "", 0) != 0)
+		return -ENOMEM;
+	if (map && map->nr) {
+		p->map_stack = calloc(map->nr, sizeof(*p->map_stack));
+		if (!p->map_stack)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+void pf_free(struct pf *p)
+{
+	tp_strtab_free(&p->strs);
+	tp_strtab_free(&p->full);
+	free(p->funcs);
+	free(p->func_idx.slots);
+	free(p->locs);
+	free(p->loc_idx.slots);
+	free(p->frames);
+	free(p->stacks);
+	free(p->stack_idx.slots);
+	free(p->map_stack);
+	free(p->full_stack);
+	free(p->unknown_idx.slots);
+	free(p->unknown_ids);
+	free(p->unknown_stack);
+	free(p->samples);
+	free(p->sample_idx.slots);
+	free(p->events);
+	free(p->switches);
+	free(p->off);
+	free(p->joinbuf);
+	free(p->type_str);
+	memset(p, 0, sizeof(*p));
+}
+
+/* The strs index of the record's event type, cached by the reader's dense type index. */
+static long pf_type_str(struct pf *p, const struct ev_record *r)
+{
+	long s;
+
+	if (r->type < p->type_str_cap && p->type_str[r->type])
+		return p->type_str[r->type] - 1;
+	s = pf_intern(p, r->type_name, strlen(r->type_name));
+	if (s < 0)
+		return s;
+	if (r->type >= p->type_str_cap) {
+		size_t old = p->type_str_cap;
+		uint32_t *n =
+			pf_grow(p->type_str, &p->type_str_cap, (size_t)r->type + 1, sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		memset(n + old, 0, (p->type_str_cap - old) * sizeof(*n));
+		p->type_str = n;
+	}
+	p->type_str[r->type] = (uint32_t)s + 1;
+	return s;
+}
+
+/* The strs index of a task name, through a small cache keyed by pid (names rarely change). */
+static long pf_comm_str(struct pf *p, int32_t pid, const char *comm)
+{
+	struct pf_comm_cache *e = &p->comm_cache[(uint32_t)pid % 1024];
+	long s;
+
+	if (e->str && e->pid == pid && strcmp(pf_str(p, e->str - 1), comm) == 0)
+		return e->str - 1;
+	s = pf_intern(p, comm, strlen(comm));
+	if (s < 0)
+		return s;
+	e->pid = pid;
+	e->str = (uint32_t)s + 1;
+	return s;
+}
+
+int pf_add_record(void *arg, const struct ev_record *r)
+{
+	struct pf *p = arg;
+	long st = -1, sample = -1, type, comm;
+
+	if (!(r->flags & EV_F_EXTRA) && !(r->flags & EV_F_UNATTRIBUTED))
+		p->nr_events++;
+	if (r->ts_ns != EV_TS_NONE) {
+		if (r->ts_ns < p->ts_min)
+			p->ts_min = r->ts_ns;
+		if (r->ts_ns > p->ts_max)
+			p->ts_max = r->ts_ns;
+	}
+	if (r->stack.kind == EV_STACK_ID)
+		st = pf_stack_id(p, r->stack.id);
+	else if (r->stack.kind == EV_STACK_FULL)
+		st = pf_stack_full(p, &r->stack);
+	if (r->stack.kind != EV_STACK_NONE) {
+		if (st < 0)
+			return (int)st;
+		p->nr_refs++;
+		if (r->flags & EV_F_UNATTRIBUTED)
+			p->nr_unattributed++;
+		type = pf_type_str(p, r);
+		comm = pf_comm_str(p, r->pid, r->comm);
+		if (type < 0 || comm < 0)
+			return -ENOMEM;
+		sample = pf_sample(p, (uint32_t)st, (uint32_t)type, (uint32_t)comm, r->pid);
+		if (sample < 0)
+			return (int)sample;
+		p->samples[sample].count++;
+		if (p->opts.keep_events) {
+			p->events = pf_grow(p->events, &p->events_cap, p->nevents + 1,
+					    sizeof(*p->events));
+			if (!p->events)
+				return -ENOMEM;
+			p->events[p->nevents++] = (struct pf_event){.ts_ns = r->ts_ns,
+								    .pid = r->pid,
+								    .tgid = r->tgid,
+								    .cpu = r->cpu,
+								    .sample = (uint32_t)sample};
+		}
+	}
+	if (!(r->flags & EV_F_SWITCH) || (r->flags & EV_F_EXTRA))
+		return 0;
+	if (p->opts.keep_events) {
+		struct pf_switch *w;
+		long pc = pf_comm_str(p, r->sw.prev_pid, r->sw.prev_comm);
+		long nc = pf_comm_str(p, r->sw.next_pid, r->sw.next_comm);
+		long ps = pf_intern(p, r->sw.prev_state, strlen(r->sw.prev_state));
+
+		if (pc < 0 || nc < 0 || ps < 0)
+			return -ENOMEM;
+		p->switches = pf_grow(p->switches, &p->switches_cap, p->nswitches + 1,
+				      sizeof(*p->switches));
+		if (!p->switches)
+			return -ENOMEM;
+		w = &p->switches[p->nswitches++];
+		*w = (struct pf_switch){.ts_ns = r->ts_ns,
+					.cpu = r->cpu,
+					.prev_pid = r->sw.prev_pid,
+					.next_pid = r->sw.next_pid,
+					.prev_prio = r->sw.prev_prio,
+					.next_prio = r->sw.next_prio,
+					.prev_comm = (uint32_t)pc,
+					.next_comm = (uint32_t)nc,
+					.prev_state = (uint32_t)ps};
+	}
+	if (p->opts.offcpu)
+		return pf_offcpu(p, r, sample);
+	return 0;
+}
+
+void pf_finish(struct pf *p)
+{
+	size_t i;
+
+	for (i = 0; p->off && i <= p->off_mask; i++)
+		if (p->off[i].used && p->off[i].sample != PF_OFF_CLOSED)
+			p->off_open++;
+}

@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report_dat: feed the records of a trace.dat into the same attribution context the trace
+ * text parser fills (struct tp_ctx), so `report` prints both inputs the same way.
+ *
+ * Every record carries its CPU, and a CPU's records are in the order the kernel wrote them, so
+ * each CPU is walked on its own: a stack record (kernel_stack_id or a full kernel_stack) is
+ * given to the last non-stack event of its own CPU, or to "(no event)" when that CPU has none
+ * yet (its owner was overwritten in the ring buffer). No stack is ever given to another CPU's
+ * event.
+ */
+#define _GNU_SOURCE
+#include "report_dat.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+
+#define RD_NO_EVENT "(no event)"
+#define RD_NTYPES   65536
+
+struct rd_state {
+	struct tp_ctx *ctx;
+	struct sm_frames *fr;
+	tp_stack_fn fn;
+	void *arg;
+	struct rd_stats *st;
+	long *type_idx; /* common_type -> event index, -1 unknown yet */
+	long last; /* event index of the last event of the current CPU, -1 none */
+	const char **frames;
+	size_t frames_cap;
+};
+
+static long rd_intern(struct tp_ctx *ctx, const char *name)
+{
+	long idx = tp_strtab_intern(&ctx->events, name, strlen(name));
+
+	if (idx < 0)
+		return idx;
+	if ((size_t)idx >= ctx->event_lines_cap) {
+		size_t ncap = ctx->event_lines_cap ? ctx->event_lines_cap * 2 : 16;
+		uint64_t *n = realloc(ctx->event_lines, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		memset(n + ctx->event_lines_cap, 0, (ncap - ctx->event_lines_cap) * sizeof(*n));
+		ctx->event_lines = n;
+		ctx->event_lines_cap = ncap;
+	}
+	return idx;
+}
+
+static long rd_owner(struct rd_state *s)
+{
+	if (s->last >= 0)
+		return s->last;
+	s->ctx->unattributed++;
+	return rd_intern(s->ctx, RD_NO_EVENT);
+}
+
+static int rd_on_rec(void *arg, const struct td_rec *r)
+{
+	struct rd_state *s = arg;
+	struct tp_stackref ref = {0};
+	long ev;
+	uint32_t i;
+
+	switch (r->kind) {
+	case TD_EVENT:
+		ev = s->type_idx[r->type & 0xffff];
+		if (ev < 0) {
+			ev = rd_intern(s->ctx, r->event->name);
+			if (ev < 0)
+				return (int)ev;
+			s->type_idx[r->type & 0xffff] = ev;
+		}
+		s->ctx->event_lines[ev]++;
+		s->last = ev;
+		s->st->events++;
+		return 0;
+	case TD_STACK_ID:
+		ev = rd_owner(s);
+		if (ev < 0)
+			return (int)ev;
+		ref.id = r->stack_id;
+		s->st->stack_ids++;
+		return s->fn(s->arg, (uint32_t)ev, &ref);
+	case TD_STACK:
+		ev = rd_owner(s);
+		if (ev < 0)
+			return (int)ev;
+		if (r->nr > s->frames_cap) {
+			const char **n = realloc(s->frames, r->nr * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			s->frames = n;
+			s->frames_cap = r->nr;
+		}
+		/* Full stacks are keyed by their frame texts, like the text path does. */
+		for (i = 0; i < r->nr; i++)
+			s->frames[i] = strdup(sm_frame(s->fr, r->ips[i], SM_FRAME_FULL, NULL));
+		for (i = 0; i < r->nr; i++)
+			if (!s->frames[i])
+				break;
+		ref.full = 1;
+		ref.nr = r->nr;
+		ref.frames = s->frames;
+		s->st->full_stacks++;
+		ev = i == r->nr ? s->fn(s->arg, (uint32_t)ev, &ref) : -ENOMEM;
+		for (i = 0; i < r->nr; i++)
+			free((char *)s->frames[i]);
+		return (int)ev;
+	case TD_USER_STACK:
+		return 0;
+	case TD_BAD:
+	default:
+		s->st->bad_records++;
+		return 0;
+	}
+}
+
+int rd_feed(struct td_file *td, struct tp_ctx *ctx, struct sm_frames *fr, tp_stack_fn fn, void *arg,
+	    struct rd_stats *st, struct td_err *err)
+{
+	struct rd_state s = {.ctx = ctx, .fr = fr, .fn = fn, .arg = arg, .st = st};
+	struct td_cpu_stats cs;
+	int i, ret = 0;
+
+	memset(st, 0, sizeof(*st));
+	s.type_idx = malloc(RD_NTYPES * sizeof(*s.type_idx));
+	if (!s.type_idx)
+		return -ENOMEM;
+	memset(s.type_idx, 0xff, RD_NTYPES * sizeof(*s.type_idx)); /* all -1 */
+	for (i = 0; i < td->ncpus && !ret; i++) {
+		s.last = -1;
+		ret = td_cpu_iterate(td, i, rd_on_rec, &s, &cs, err);
+		st->records += cs.records;
+		st->missed_pages += cs.missed_pages;
+		st->missed_events += cs.missed_events;
+	}
+	free(s.type_idx);
+	free(s.frames);
+	return ret;
+}
+
+/* Records for the event model (events.h) ------------------------------------------------ */
+
+/* What a common_type needs for an ev_record, found once per type. */
+struct rd_type {
+	int known; /* 0: not looked up yet */
+	uint32_t dense; /* ev_record.type */
+	const char *name;
+	int pid_off, pid_size;
+	int is_switch;
+	const struct tep_format_field *prev_comm, *prev_pid, *prev_prio, *prev_state;
+	const struct tep_format_field *next_comm, *next_pid, *next_prio;
+};
+
+struct rd_cpu {
+	struct td_iter *it;
+	struct td_rec head; /* next record of this CPU, valid when have */
+	int have;
+	struct ev_record pend; /* the last event of this CPU */
+	int pend_valid, pend_emitted;
+};
+
+struct rd_ev {
+	struct td_file *td;
+	struct rd_type *types;
+	uint32_t ntypes;
+	uint64_t seq;
+	int64_t unattr_type; /* dense index of "(no event)", -1 until needed */
+	ev_fn fn;
+	void *arg;
+};
+
+static int64_t rd_num(const struct td_file *td, const struct td_rec *r,
+		      const struct tep_format_field *f, int64_t dflt)
+{
+	if (!f || f->offset < 0 || f->size <= 0 || f->size > 8 || f->offset + f->size > r->size)
+		return dflt;
+	return (int64_t)tep_read_number(td->tep, (const uint8_t *)r->data + f->offset, f->size);
+}
+
+static void rd_str(const struct td_rec *r, const struct tep_format_field *f, char *out, size_t size)
+{
+	size_t n = 0;
+
+	out[0] = '\0';
+	if (!f || f->offset < 0 || f->size <= 0 || f->offset + f->size > r->size)
+		return;
+	while (n + 1 < size && n < (size_t)f->size && ((const char *)r->data)[f->offset + n])
+		n++;
+	memcpy(out, (const char *)r->data + f->offset, n);
+	out[n] = '\0';
+}
+
+/* prev_state as the kernel's sched_switch prints it (6.x task state letters). */
+static void rd_state(int64_t st, char *out, size_t size)
+{
+	static const char letters[] = "SDTtXZPI";
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < 8 && n + 2 < size; i++) {
+		if (!(st & (1 << i)))
+			continue;
+		if (n)
+			out[n++] = '|';
+		out[n++] = letters[i];
+	}
+	if (!n)
+		out[n++] = 'R';
+	if ((st & 0x100) && n + 1 < size)
+		out[n++] = '+';
+	out[n] = '\0';
+}
+
+static struct rd_type *rd_type_of(struct rd_ev *e, const struct td_rec *r)
+{
+	struct rd_type *t = &e->types[r->type & 0xffff];
+	struct tep_event *ev = (struct tep_event *)r->event;
+	struct tep_format_field *f;
+	uint32_t i;
+
+	if (t->known)
+		return t;
+	t->known = 1;
+	t->name = ev->name;
+	t->dense = e->ntypes;
+	/* one dense index per event name (two systems may share a name: they share it here) */
+	for (i = 0; i < RD_NTYPES; i++) {
+		if (e->types[i].known && &e->types[i] != t && e->types[i].name &&
+		    !strcmp(e->types[i].name, t->name)) {
+			t->dense = e->types[i].dense;
+			break;
+		}
+	}
+	if (t->dense == e->ntypes)
+		e->ntypes++;
+	f = tep_find_common_field(ev, "common_pid");
+	t->pid_off = f ? f->offset : -1;
+	t->pid_size = f ? f->size : 0;
+	if (!strcmp(ev->name, "sched_switch") && ev->system && !strcmp(ev->system, "sched")) {
+		t->is_switch = 1;
+		t->prev_comm = tep_find_field(ev, "prev_comm");
+		t->prev_pid = tep_find_field(ev, "prev_pid");
+		t->prev_prio = tep_find_field(ev, "prev_prio");
+		t->prev_state = tep_find_field(ev, "prev_state");
+		t->next_comm = tep_find_field(ev, "next_comm");
+		t->next_pid = tep_find_field(ev, "next_pid");
+		t->next_prio = tep_find_field(ev, "next_prio");
+	}
+	return t;
+}
+
+static int32_t rd_pid(const struct td_file *td, const struct td_rec *r, const struct rd_type *t)
+{
+	if (t->pid_off < 0 || t->pid_size != 4 || t->pid_off + 4 > r->size)
+		return EV_PID_NONE;
+	return (int32_t)tep_read_number(td->tep, (const uint8_t *)r->data + t->pid_off, 4);
+}
+
+static void rd_comm(struct rd_ev *e, int32_t pid, char *out)
+{
+	const char *c = pid == EV_PID_NONE ? "" : tep_data_comm_from_pid(e->td->tep, pid);
+
+	snprintf(out, EV_COMM_LEN, "%s", c ? c : "");
+}
+
+static void rd_fill_event(struct rd_ev *e, const struct td_rec *r, struct ev_record *out)
+{
+	struct rd_type *t = rd_type_of(e, r);
+
+	memset(out, 0, sizeof(*out));
+	out->seq = e->seq++;
+	out->ts_ns = r->ts;
+	out->cpu = r->cpu;
+	out->pid = rd_pid(e->td, r, t);
+	out->tgid = EV_PID_NONE;
+	rd_comm(e, out->pid, out->comm);
+	out->type = t->dense;
+	out->type_name = t->name;
+	if (t->is_switch) {
+		out->flags |= EV_F_SWITCH;
+		rd_str(r, t->prev_comm, out->sw.prev_comm, sizeof(out->sw.prev_comm));
+		rd_str(r, t->next_comm, out->sw.next_comm, sizeof(out->sw.next_comm));
+		out->sw.prev_pid = (int32_t)rd_num(e->td, r, t->prev_pid, EV_PID_NONE);
+		out->sw.next_pid = (int32_t)rd_num(e->td, r, t->next_pid, EV_PID_NONE);
+		out->sw.prev_prio = (int32_t)rd_num(e->td, r, t->prev_prio, -1);
+		out->sw.next_prio = (int32_t)rd_num(e->td, r, t->next_prio, -1);
+		rd_state(rd_num(e->td, r, t->prev_state, 0), out->sw.prev_state,
+			 sizeof(out->sw.prev_state));
+	}
+}
+
+static int rd_flush(struct rd_ev *e, struct rd_cpu *c)
+{
+	int ret = 0;
+
+	if (c->pend_valid && !c->pend_emitted)
+		ret = e->fn(e->arg, &c->pend);
+	c->pend_valid = 0;
+	return ret;
+}
+
+static int rd_on_head(struct rd_ev *e, struct rd_cpu *c, const struct td_rec *r)
+{
+	struct ev_record x;
+	int ret;
+
+	switch (r->kind) {
+	case TD_EVENT:
+		ret = rd_flush(e, c);
+		if (ret)
+			return ret;
+		rd_fill_event(e, r, &c->pend);
+		c->pend_valid = 1;
+		c->pend_emitted = 0;
+		return 0;
+	case TD_STACK_ID:
+	case TD_STACK:
+		if (c->pend_valid) {
+			x = c->pend;
+			if (c->pend_emitted)
+				x.flags |= EV_F_EXTRA;
+			c->pend_emitted = 1;
+		} else {
+			/* its event was overwritten: never given to another CPU's event */
+			rd_fill_event(e, r, &x);
+			x.flags = EV_F_UNATTRIBUTED;
+			x.type_name = EV_TYPE_UNATTRIBUTED;
+			if (e->unattr_type < 0)
+				e->unattr_type = e->ntypes++;
+			x.type = (uint32_t)e->unattr_type;
+		}
+		x.stack.kind = r->kind == TD_STACK_ID ? EV_STACK_ID : EV_STACK_FULL;
+		x.stack.id = r->stack_id;
+		x.stack.nr = r->kind == TD_STACK ? r->nr : 0;
+		x.stack.addrs = r->kind == TD_STACK ? r->ips : NULL;
+		x.stack.frames = NULL;
+		return e->fn(e->arg, &x);
+	default:
+		return 0;
+	}
+}
+
+int rd_feed_records(struct td_file *td, ev_fn fn, void *arg, struct td_err *err)
+{
+	struct rd_ev e = {.td = td, .fn = fn, .arg = arg, .unattr_type = -1};
+	struct rd_cpu *cpus = calloc((size_t)td->ncpus + 1, sizeof(*cpus));
+	char *cl = NULL;
+	int i, ret = 0;
+
+	e.types = calloc(RD_NTYPES, sizeof(*e.types));
+	if (!cpus || !e.types) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (td->cmdlines) {
+		cl = strdup(td->cmdlines);
+		if (!cl) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		tep_parse_saved_cmdlines(td->tep, cl);
+	}
+	for (i = 0; i < td->ncpus && !ret; i++) {
+		ret = td_iter_open(td, i, &cpus[i].it);
+		if (!ret) {
+			ret = td_iter_next(cpus[i].it, &cpus[i].head, err);
+			cpus[i].have = ret == 1;
+			ret = ret < 0 ? ret : 0;
+		}
+	}
+	/* merge the CPUs by timestamp; a CPU's own records stay in buffer order */
+	while (!ret) {
+		int best = -1;
+
+		for (i = 0; i < td->ncpus; i++)
+			if (cpus[i].have && (best < 0 || cpus[i].head.ts < cpus[best].head.ts))
+				best = i;
+		if (best < 0)
+			break;
+		ret = rd_on_head(&e, &cpus[best], &cpus[best].head);
+		if (ret)
+			break;
+		ret = td_iter_next(cpus[best].it, &cpus[best].head, err);
+		cpus[best].have = ret == 1;
+		ret = ret < 0 ? ret : 0;
+	}
+	for (i = 0; i < td->ncpus && !ret; i++)
+		ret = rd_flush(&e, &cpus[i]);
+out:
+	for (i = 0; cpus && i < td->ncpus; i++)
+		td_iter_close(cpus[i].it);
+	free(cpus);
+	free(e.types);
+	free(cl);
+	return ret;
+}

@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Make the trace.dat test fixtures from a real recording (a one-off; the results are committed).
+
+datfix.py shrink IN.dat MAP OUT.dat PAGES [FIRST,FIRST...]
+    Copy a version 6 trace.dat keeping PAGES pages of every CPU (from page FIRST of that CPU,
+    default 0) and only the kallsyms lines that cover the addresses of MAP (a stack_map_bin),
+    so the fixture stays small.
+datfix.py replicate IN.dat OUT.dat COPIES
+    Repeat every CPU's pages COPIES times, each copy shifted in time past the previous one (page
+    timestamps), to make a large trace.dat for the report benchmark (tests/bench-report.sh).
+datfix.py explode IN.dat DIR
+    Write the parts of a version 6 trace.dat as the files of a tracefs tree: events/header_page,
+    events/header_event, events/SYSTEM/EVENT/format, per_cpu/cpuN/trace_pipe_raw (the pages),
+    per_cpu/cpuN/stats, printk_formats, saved_cmdlines (the fake tracefs of tests/run.sh).
+"""
+import os
+import re
+import struct
+import sys
+
+
+class Dat:
+    def __init__(self, data):
+        self.d, self.p = data, 0
+        assert data[:10] == b"\x17\x08\x44tracing" and data[10:12] == b"6\0", "not a v6 file"
+        self.p = 12
+        self.endian, self.long_size = data[12], data[13]
+        self.page_size = self.u(4, 14)
+        self.p = 18
+        self.parts = []  # (kind, meta, bytes)
+        self.tag("header_page")
+        self.parts.append(("header_page", None, self.block(8)))
+        self.tag("header_event")
+        self.parts.append(("header_event", None, self.block(8)))
+        for _ in range(self.num(4)):
+            self.parts.append(("format", "ftrace", self.block(8)))
+        for _ in range(self.num(4)):
+            sys_ = self.cstr()
+            for _ in range(self.num(4)):
+                self.parts.append(("format", sys_, self.block(8)))
+        self.kallsyms = self.block(4)
+        self.printk = self.block(4)
+        self.cmdlines = self.block(8)
+        self.ncpus = self.num(4)
+        tag = self.d[self.p:self.p + 10]
+        self.options = b""
+        if tag == b"options  \0":
+            start = self.p
+            self.p += 10
+            while True:
+                oid = self.num(2)
+                if not oid:
+                    break
+                size = self.num(4)
+                self.p += size
+            self.options = self.d[start:self.p]
+            tag = self.d[self.p:self.p + 10]
+        assert tag == b"flyrecord\0"
+        self.p += 10
+        self.cpus = []
+        for _ in range(self.ncpus):
+            off, size = self.num(8), self.num(8)
+            self.cpus.append(self.d[off:off + size])
+
+    def u(self, n, at):
+        return int.from_bytes(self.d[at:at + n], "little")
+
+    def num(self, n):
+        v = self.u(n, self.p)
+        self.p += n
+        return v
+
+    def block(self, n):
+        size = self.num(n)
+        b = self.d[self.p:self.p + size]
+        self.p += size
+        return b
+
+    def cstr(self):
+        e = self.d.index(b"\0", self.p)
+        s = self.d[self.p:e].decode()
+        self.p = e + 1
+        return s
+
+    def tag(self, name):
+        assert self.cstr() == name
+
+
+def write_v6(dat, out, cpus, kallsyms):
+    def n(v, size):
+        return v.to_bytes(size, "little")
+
+    b = bytearray(dat.d[:18])
+    b += b"header_page\0" + n(len(dat.parts[0][2]), 8) + dat.parts[0][2]
+    b += b"header_event\0" + n(len(dat.parts[1][2]), 8) + dat.parts[1][2]
+    fmts = [p for p in dat.parts if p[0] == "format"]
+    ft = [p for p in fmts if p[1] == "ftrace"]
+    b += n(len(ft), 4) + b"".join(n(len(p[2]), 8) + p[2] for p in ft)
+    systems = []
+    for p in fmts:
+        if p[1] != "ftrace" and p[1] not in systems:
+            systems.append(p[1])
+    b += n(len(systems), 4)
+    for s in systems:
+        evs = [p for p in fmts if p[1] == s]
+        b += s.encode() + b"\0" + n(len(evs), 4) + b"".join(n(len(p[2]), 8) + p[2] for p in evs)
+    b += n(len(kallsyms), 4) + kallsyms
+    b += n(len(dat.printk), 4) + dat.printk
+    b += n(len(dat.cmdlines), 8) + dat.cmdlines
+    b += n(len(cpus), 4)
+    b += dat.options if dat.options else b""
+    b += b"flyrecord\0"
+    ps = dat.page_size
+    off = (len(b) + 16 * len(cpus) + ps - 1) // ps * ps
+    for c in cpus:
+        b += n(off, 8) + n(len(c), 8)
+        off = (off + len(c) + ps - 1) // ps * ps
+    for c in cpus:
+        b += b"\0" * ((-len(b)) % ps) + c
+    open(out, "wb").write(b)
+
+
+def map_addrs(path):
+    d = open(path, "rb").read()
+    nr = struct.unpack_from("<I", d, 8)[0]
+    p, addrs = 16, set()
+    for _ in range(nr):
+        sid, depth, ref, res = struct.unpack_from("<IIII", d, p)
+        addrs.update(struct.unpack_from("<%dQ" % depth, d, p + 16))
+        p += 16 + 8 * depth
+    return addrs
+
+
+def shrink(inp, mapf, out, pages, first=None):
+    dat = Dat(open(inp, "rb").read())
+    syms = []
+    for l in dat.kallsyms.decode().splitlines():
+        f = l.split()
+        if len(f) >= 3 and f[1] in "tTwW":
+            syms.append((int(f[0], 16), l))
+    syms.sort()
+    keep = set()
+    addrs = sorted(map_addrs(mapf))
+    j = 0
+    for a in addrs:
+        while j + 1 < len(syms) and syms[j + 1][0] <= a:
+            j += 1
+        if syms and syms[j][0] <= a:
+            keep.add(j)
+            if j + 1 < len(syms):
+                keep.add(j + 1)  # bounds the covering symbol's size
+    ks = "".join(syms[i][1] + "\n" for i in sorted(keep)).encode()
+    first = first or [0] * len(dat.cpus)
+    ps = dat.page_size
+    cpus = [c[f * ps:(f + pages) * ps] for c, f in zip(dat.cpus, first)]
+    write_v6(dat, out, cpus, ks)
+
+
+def explode(inp, out):
+    dat = Dat(open(inp, "rb").read())
+
+    def put(rel, data):
+        path = os.path.join(out, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        open(path, "wb").write(data)
+
+    put("events/header_page", dat.parts[0][2])
+    put("events/header_event", dat.parts[1][2])
+    for kind, sys_, text in dat.parts[2:]:
+        name = re.search(rb"^name: (\S+)", text, re.M).group(1).decode()
+        put("events/%s/%s/format" % (sys_, name), text)
+    for i, c in enumerate(dat.cpus):
+        put("per_cpu/cpu%d/trace_pipe_raw" % i, c)
+        put("per_cpu/cpu%d/stats" % i,
+            b"entries: 0\noverrun: 0\ncommit overrun: 0\nbytes: 0\n"
+            b"dropped events: 0\nread events: %d\n" % (len(c) // dat.page_size))
+    put("printk_formats", dat.printk)
+    put("saved_cmdlines", dat.cmdlines)
+
+
+def replicate(inp, out, copies):
+    dat = Dat(open(inp, "rb").read())
+    ps = dat.page_size
+    stamps = [struct.unpack_from("<Q", c, o)[0] for c in dat.cpus for o in range(0, len(c), ps)]
+    span = max(stamps) - min(stamps) + 1000000
+    cpus = []
+    for c in dat.cpus:
+        big = bytearray(c * copies)
+        for k in range(copies):
+            for o in range(0, len(c), ps):
+                at = k * len(c) + o
+                ts = struct.unpack_from("<Q", big, at)[0]
+                struct.pack_into("<Q", big, at, ts + k * span)
+        cpus.append(bytes(big))
+    write_v6(dat, out, cpus, dat.kallsyms)
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "shrink":
+        shrink(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]),
+               [int(x) for x in sys.argv[6].split(",")] if len(sys.argv) > 6 else None)
+    elif sys.argv[1] == "replicate":
+        replicate(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    elif sys.argv[1] == "explode":
+        explode(sys.argv[2], sys.argv[3])
+    else:
+        sys.exit(__doc__)
