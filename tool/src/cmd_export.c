@@ -341,7 +341,7 @@ static int ex_run(int argc, char **argv, int diff)
 			normalize = 1;
 			break;
 		case 'h':
-			sm_usage(stdout);
+			sm_cmd_usage(stdout, cmd);
 			return SM_EXIT_OK;
 		default:
 			sm_err("%s: unknown or incomplete option '%s'", cmd, argv[optind - 1]);

@@ -108,6 +108,33 @@ static const struct sm_cmd_help sm_cmd_helps[] = {
 	 "                       (the default in flight mode; the text is read first); stream\n"
 	 "                       mode writes dat only\n"
 	 "  -h, --help           this help\n"},
+	{"export",
+	 "Usage: stackmap export --format FMT [-o FILE] [OPTIONS] INPUT\n"
+	 "\n"
+	 "Write a recording (a directory written by record, a trace.dat, or a trace text file\n"
+	 "with --map) for another viewer. The output goes to a temporary name and is renamed\n"
+	 "at the end, so a failure leaves no partial file.\n"
+	 "\n"
+	 "  --format FMT         folded, speedscope, pprof, perfetto or svg\n"
+	 "  -o, --output FILE    output file (default: standard output)\n"
+	 "  --by KEY             root of the stacks: event (default), comm, pid or none\n"
+	 "  --weight W           count (default) or offcpu (ns off CPU after each sched_switch)\n"
+	 "  --color KEY          svg colours: event (default) or module\n"
+	 "  --title TEXT         svg title, speedscope name\n"
+	 "  --map FILE           stack_map_bin for a trace file INPUT\n"
+	 "  -h, --help           this help\n"},
+	{"diff",
+	 "Usage: stackmap diff [--format folded|svg] [--normalize] [-o FILE] A B\n"
+	 "\n"
+	 "Compare two recordings by their frames (ids differ between recordings): one\n"
+	 "'path countA countB' line per stack, or a differential flame graph.\n"
+	 "\n"
+	 "  --format FMT         folded (default) or svg\n"
+	 "  --normalize          scale A's counts to B's total\n"
+	 "  -o, --output FILE    output file (default: standard output)\n"
+	 "  --by KEY             root of the stacks: event (default), comm, pid or none\n"
+	 "  --weight W           count (default) or offcpu\n"
+	 "  -h, --help           this help\n"},
 	{"stat", "Usage: stackmap stat [FILE] [--map FILE]\n"
 		 "\n"
 		 "Show stack_map_stat (default /sys/kernel/tracing/stack_map_stat) with the fill\n"

@@ -450,6 +450,8 @@ golden record-err-stream-text $SM --tracefs "$F" record -m stream -F both -o "$W
 golden record-err-mode $SM --tracefs "$F" record -m sometimes -o "$W/rec" -- true
 golden record-help $SM record -h
 golden report-help $SM report --help
+golden export-help $SM export -h
+golden diff-help $SM diff --help
 
 # --- global -----------------------------------------------------------------------------
 golden global-version $SM --version
@@ -460,7 +462,7 @@ expect global-help '^Usage: stackmap' $SM --help
 expect global-help-cmd '^Usage: stackmap' $SM dump --help
 # every long option in --help is documented in the man page
 missing=""
-for o in $( (for c in "" dump report record stat; do $SM $c --help; done) | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
+for o in $( (for c in "" dump report record stat export diff; do $SM $c --help; done) | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
 	grep -q -- "$(echo "$o" | sed 's/-/\\\\-/g')" stackmap.1 || missing="$missing $o"
 done
 if [ -z "$missing" ]; then ok man-page-options; else ko "man-page-options:$missing"; fi
