@@ -55,6 +55,17 @@ expect() {
 	fi
 }
 
+# htab unit tests: one "ok NAME" / "not ok NAME: why" line per check, exit 1 on a failure
+"$B/htab_test" >"$W/htab.out" 2>&1
+rc=$?
+while read -r st name rest; do
+	case $st in
+	ok) ok "htab $name" ;;
+	*) ko "htab $name $rest" ;;
+	esac
+done <"$W/htab.out"
+[ $rc = 0 ] && [ -s "$W/htab.out" ] || ko "htab_test exit $rc"
+
 for c in $($MKBIN list); do
 	$MKBIN "$c" "$W/$c.bin" || ko "mkbin $c"
 done
