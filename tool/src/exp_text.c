@@ -235,17 +235,18 @@ static void ex_jpush(json_object *arr, json_object *v, int *bad)
 
 int ex_write_speedscope(struct pf *p, const struct ex_opts *o, FILE *f)
 {
-	struct ex_opts po = *o;
 	struct ex_paths ps;
 	json_object *root, *frames, *profiles;
 	uint32_t *frame_of = NULL;
-	size_t i, k;
+	size_t i, k, first = o->by != EX_BY_NONE;
 	int bad = 0, ret;
 	const char *text;
 
-	/* one profile per event type: the event type is the root label, never a frame */
-	po.by = EX_BY_EVENT;
-	ret = ex_paths_build(p, &po, &ps);
+	/*
+	 * One profile per root label of --by (event type, comm or comm-pid), named by it; the label
+	 * is never a frame. --by none: one profile of every stack.
+	 */
+	ret = ex_paths_build(p, o, &ps);
 	if (ret)
 		return ret;
 	frame_of = calloc(p->strs.n + 1, sizeof(*frame_of));
@@ -264,16 +265,16 @@ int ex_write_speedscope(struct pf *p, const struct ex_opts *o, FILE *f)
 	ex_jset(root, "name", json_object_new_string(o->title ? o->title : "stackmap"), &bad);
 	ex_jset(root, "activeProfileIndex", json_object_new_int(0), &bad);
 	for (i = 0; i < ps.n;) {
-		uint32_t type = ps.v[i].labels[0];
+		uint32_t label = first ? ps.v[i].labels[0] : 0;
 		json_object *prof = ex_j(json_object_new_object(), &bad);
 		json_object *samples = ex_j(json_object_new_array(), &bad);
 		json_object *weights = ex_j(json_object_new_array(), &bad);
 		uint64_t total = 0;
 
-		for (; i < ps.n && ps.v[i].labels[0] == type; i++) {
+		for (; i < ps.n && (!first || ps.v[i].labels[0] == label); i++) {
 			json_object *stack = ex_j(json_object_new_array(), &bad);
 
-			for (k = 1; k < ps.v[i].nr; k++) {
+			for (k = first; k < ps.v[i].nr; k++) {
 				uint32_t l = ps.v[i].labels[k];
 
 				if (!frame_of[l]) {
@@ -291,7 +292,8 @@ int ex_write_speedscope(struct pf *p, const struct ex_opts *o, FILE *f)
 			total += ps.v[i].value;
 		}
 		ex_jset(prof, "type", json_object_new_string("sampled"), &bad);
-		ex_jset(prof, "name", json_object_new_string(pf_str(p, type)), &bad);
+		ex_jset(prof, "name", json_object_new_string(first ? pf_str(p, label) : "all"),
+			&bad);
 		ex_jset(prof, "unit",
 			json_object_new_string(p->opts.offcpu ? "nanoseconds" : "none"), &bad);
 		ex_jset(prof, "startValue", json_object_new_int64(0), &bad);

@@ -192,6 +192,12 @@ expect export-folded-equals-report '.' sh -c "cmp '$W/rep.agg' '$W/exp.agg' && c
 # off-CPU weights: the fixture's comment lists the switch times (300000 and 1000000 ns)
 golden export-folded-offcpu $SM export $K --format folded --weight offcpu --by pid $XM $X
 golden export-speedscope $SM export $K --format speedscope $XM $X
+# --by splits the profiles: one per comm, per comm-pid, or a single "all"
+golden export-speedscope-by-comm $SM export $K --format speedscope --by comm $XM $X
+golden export-speedscope-by-pid $SM export $K --format speedscope --by pid $XM $X
+golden export-speedscope-by-none $SM export $K --format speedscope --by none $XM $X
+$SM export $K --format speedscope --by pid -o "$W/s-pid.json" $XM $X 2>/dev/null
+expect export-speedscope-by-pid-fields 'speedscope ok' python3 tests/check_speedscope.py "$W/s-pid.json" 8
 $SM export $K --format speedscope -o "$W/s.json" $XM $X 2>/dev/null
 expect export-speedscope-fields 'speedscope ok' python3 tests/check_speedscope.py "$W/s.json" 8
 $SM export $K --format speedscope --weight offcpu -o "$W/s-off.json" $XM $X 2>/dev/null
