@@ -248,6 +248,11 @@ cp "$W/basic.bin" "$W/ra/stack_map_bin"
 cp "$W/basic.bin" "$W/rb/stack_map_bin"
 golden diff-folded $SM diff $K "$W/ra" "$W/rb"
 golden diff-folded-normalize $SM diff $K --normalize --by none "$W/ra" "$W/rb"
+# differential SVG: widths from max(A, B), so the stacks only in A (ext4_file_read_iter and the
+# trampoline one) keep their width, in full blue
+golden diff-svg $SM diff $K --format svg "$W/ra" "$W/rb"
+expect diff-svg-baseline-only 'ext4_file_read_iter \[ext4\] \(A 1, B 0\)</title><rect x="400.000" y="88" width="133.333" height="15" fill="rgb\(55,55,255\)"' \
+	$SM diff $K --format svg "$W/ra" "$W/rb"
 golden diff-err-one-input $SM diff $K "$W/ra"
 golden diff-err-format $SM diff $K --format pprof "$W/ra" "$W/rb"
 
@@ -281,7 +286,7 @@ if command -v chromium >/dev/null 2>&1; then
 	expect svg-chromium-zoom '^7$' cat "$W/hidden"
 	expect svg-chromium-search 'Matched: 50.00%' $CH --dump-dom "file://$W/f.svg#search=^schedule$"
 	$SM diff $K --format svg -o "$W/d.svg" "$W/ra" "$W/rb" 2>/dev/null
-	svg_render svg-chromium-diff "$W/d.svg" 21
+	svg_render svg-chromium-diff "$W/d.svg" 26
 else
 	ko "svg: chromium not installed (apt-get install chromium; scripts/setup installs it)"
 fi
