@@ -20,13 +20,11 @@ void htab_free(struct htab *t)
 	t->used = 0;
 }
 
-int htab_reserve(struct htab *t)
+int htab_grow(struct htab *t)
 {
 	size_t ncap, i;
 	struct htab_slot *n;
 
-	if (t->slots && (t->used + 1) * 2 <= t->mask + 1)
-		return 0;
 	if (t->used >= UINT32_MAX - 1)
 		return -E2BIG;
 	ncap = t->slots ? (t->mask + 1) * 2 : (t->min_cap ? t->min_cap : 64);
