@@ -222,6 +222,19 @@ done
 { head -3 $X; printf 'bin\000ary\n'; tail -n +4 $X; } >"$W/nul-trace"
 golden export-err-nul $SM export $K --format pprof -o "$W/out.pprof" $XM "$W/nul-trace"
 if ls "$W" | grep -q '^out\.'; then ko export-no-partial-output; else ok export-no-partial-output; fi
+# -o naming a FIFO (like /dev/null, not a regular file) is written into, never renamed over
+mkfifo "$W/fifo"
+cat "$W/fifo" >"$W/fifo.out" &
+catpid=$!
+$SM export $K --format folded -o "$W/fifo" $XM $X 2>/dev/null
+if [ -p "$W/fifo" ]; then
+	wait $catpid
+	$SM export $K --format folded $XM $X 2>/dev/null >"$W/fifo.want"
+	expect export-output-fifo '.' sh -c "cmp '$W/fifo.want' '$W/fifo.out' && cat '$W/fifo.out'"
+else
+	kill $catpid
+	ko "export-output-fifo (the FIFO was replaced by a regular file)"
+fi
 golden export-err-format $SM export --format png $XM $X
 golden export-err-no-format $SM export $XM $X
 golden export-err-by $SM export --format folded --by cpu $XM $X
