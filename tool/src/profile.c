@@ -492,6 +492,7 @@ static int pf_off_eq(const void *ctx, uint32_t idx, const void *key)
 static struct pf_off *pf_off_slot(struct pf *p, int32_t pid, int create)
 {
 	uint64_t h = pf_mix((uint32_t)pid);
+	struct pf_off *n;
 	uint32_t idx;
 	size_t j;
 
@@ -502,9 +503,10 @@ static struct pf_off *pf_off_slot(struct pf *p, int32_t pid, int create)
 		return &p->off[idx];
 	if (!create)
 		return NULL;
-	p->off = pf_grow(p->off, &p->off_cap, p->noff + 1, sizeof(*p->off));
-	if (!p->off)
-		return NULL;
+	n = pf_grow(p->off, &p->off_cap, p->noff + 1, sizeof(*p->off));
+	if (!n)
+		return NULL; /* p->off and the index stay consistent */
+	p->off = n;
 	p->off[p->noff] = (struct pf_off){.pid = pid};
 	htab_insert_at(&p->off_idx, j, h, (uint32_t)p->noff);
 	return &p->off[p->noff++];
