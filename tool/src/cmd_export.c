@@ -157,21 +157,36 @@ static int ex_load(const char *input, const char *map_opt, const struct pf_opts 
 	return 0;
 }
 
-/* Output through a temporary file renamed at the end ("-" or no -o: standard output). */
+/*
+ * Output through a temporary file renamed at the end ("-" or no -o: standard output). A path
+ * that exists and is not a regular file (/dev/null, a FIFO, a terminal) is written directly:
+ * renaming over it would replace the device node with a regular file.
+ */
 struct ex_out {
 	const char *path;
 	char *tmp;
 	FILE *f;
+	int direct;
 };
 
 static int ex_out_open(struct ex_out *o, const char *path)
 {
+	struct stat st;
 	int fd;
 
 	memset(o, 0, sizeof(*o));
 	o->path = path;
 	if (!path || strcmp(path, "-") == 0) {
 		o->f = stdout;
+		return 0;
+	}
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		o->f = fopen(path, "w");
+		if (!o->f) {
+			sm_err("%s: %s", path, strerror(errno));
+			return SM_EXIT_USAGE;
+		}
+		o->direct = 1;
 		return 0;
 	}
 	o->tmp = malloc(strlen(path) + 16);
@@ -195,6 +210,15 @@ static int ex_out_close(struct ex_out *o, int ok)
 {
 	int ret = 0;
 
+	if (o->direct) {
+		int bad = ferror(o->f);
+
+		if ((fclose(o->f) || bad) && ok) {
+			sm_err("%s: write failed", o->path);
+			return SM_EXIT_USAGE;
+		}
+		return 0;
+	}
 	if (!o->tmp) {
 		if (fflush(o->f) || ferror(o->f)) {
 			sm_err("write to standard output failed");

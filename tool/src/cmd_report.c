@@ -21,15 +21,15 @@ struct rep_ent {
 	uint32_t event;
 	uint32_t full; /* 0: val is a stack id; 1: val indexes rep.full */
 	uint32_t val;
-	uint32_t used;
 	uint64_t count;
 };
 
 struct rep {
 	const struct smbin_map *map;
 	struct tp_strtab full; /* full stacks keyed by their frames joined with '\n' */
-	struct rep_ent *tab;
-	size_t mask, used;
+	struct rep_ent *ents; /* distinct (event, stack) pairs in first-seen order */
+	size_t nents, cap;
+	struct htab idx; /* over ents, hashed by rep_hash() */
 	uint64_t refs_id, refs_full, refs_missing;
 	char *joinbuf;
 	size_t joincap;
@@ -42,48 +42,40 @@ static uint64_t rep_hash(uint32_t ev, uint32_t full, uint32_t val)
 	return h ^ (h >> 31);
 }
 
-static int rep_grow(struct rep *r)
+static int rep_ent_eq(const void *ctx, uint32_t idx, const void *key)
 {
-	size_t ncap = r->tab ? (r->mask + 1) * 2 : 1024, i;
-	struct rep_ent *n = calloc(ncap, sizeof(*n));
+	const struct rep_ent *e = &((const struct rep *)ctx)->ents[idx], *k = key;
 
-	if (!n)
-		return -ENOMEM;
-	for (i = 0; r->tab && i <= r->mask; i++) {
-		struct rep_ent *e = &r->tab[i];
-		size_t j;
-
-		if (!e->used)
-			continue;
-		j = rep_hash(e->event, e->full, e->val) & (ncap - 1);
-		while (n[j].used)
-			j = (j + 1) & (ncap - 1);
-		n[j] = *e;
-	}
-	free(r->tab);
-	r->tab = n;
-	r->mask = ncap - 1;
-	return 0;
+	return e->event == k->event && e->full == k->full && e->val == k->val;
 }
 
 static int rep_count(struct rep *r, uint32_t ev, uint32_t full, uint32_t val)
 {
+	struct rep_ent key = {.event = ev, .full = full, .val = val, .count = 1};
+	uint64_t h = rep_hash(ev, full, val);
+	uint32_t idx;
 	size_t j;
+	int ret;
 
-	if ((!r->tab || (r->used + 1) * 2 > r->mask + 1) && rep_grow(r))
-		return -ENOMEM;
-	j = rep_hash(ev, full, val) & r->mask;
-	while (r->tab[j].used) {
-		struct rep_ent *e = &r->tab[j];
-
-		if (e->event == ev && e->full == full && e->val == val) {
-			e->count++;
-			return 0;
-		}
-		j = (j + 1) & r->mask;
+	ret = htab_reserve(&r->idx);
+	if (ret)
+		return ret;
+	idx = htab_find(&r->idx, h, rep_ent_eq, r, &key, &j);
+	if (idx != HTAB_NONE) {
+		r->ents[idx].count++;
+		return 0;
 	}
-	r->tab[j] = (struct rep_ent){.event = ev, .full = full, .val = val, .used = 1, .count = 1};
-	r->used++;
+	if (r->nents == r->cap) {
+		size_t ncap = r->cap ? r->cap * 2 : 512;
+		struct rep_ent *n = realloc(r->ents, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		r->ents = n;
+		r->cap = ncap;
+	}
+	r->ents[r->nents] = key;
+	htab_insert_at(&r->idx, j, h, (uint32_t)r->nents++);
 	return 0;
 }
 
@@ -292,8 +284,8 @@ static int rep_print(struct rep *r, struct tp_ctx *ctx, struct sm_frames *fr, in
 		return -ENOMEM;
 	evs = calloc(nev + 1, sizeof(*evs));
 	rep_rank = calloc(nev + 1, sizeof(*rep_rank));
-	ents = calloc(r->used + 1, sizeof(*ents));
-	miss = calloc(r->used + 1, sizeof(*miss));
+	ents = calloc(r->nents + 1, sizeof(*ents));
+	miss = calloc(r->nents + 1, sizeof(*miss));
 	if (!evs || !rep_rank || !ents || !miss)
 		goto out;
 	for (i = 0; i < nev; i++) {
@@ -301,13 +293,11 @@ static int rep_print(struct rep *r, struct tp_ctx *ctx, struct sm_frames *fr, in
 		evs[i].name = tp_event_name(ctx, (uint32_t)i);
 		evs[i].lines = ctx->event_lines[i];
 	}
-	for (i = 0; r->tab && i <= r->mask; i++) {
-		if (!r->tab[i].used)
-			continue;
-		ents[nent++] = r->tab[i];
-		evs[r->tab[i].event].refs += r->tab[i].count;
-		if (!r->tab[i].full && !rep_find(r->map, r->tab[i].val))
-			miss[nmiss++] = r->tab[i].val;
+	for (i = 0; i < r->nents; i++) {
+		ents[nent++] = r->ents[i];
+		evs[r->ents[i].event].refs += r->ents[i].count;
+		if (!r->ents[i].full && !rep_find(r->map, r->ents[i].val))
+			miss[nmiss++] = r->ents[i].val;
 	}
 	qsort(miss, nmiss, sizeof(*miss), rep_u32_cmp);
 	for (i = 0; i < nmiss; i++)
@@ -526,6 +516,7 @@ int cmd_report(int argc, char **argv)
 	sm_frames_init(&fr, have_syms ? &syms : NULL, sm_opts.lines);
 	tp_ctx_init(&ctx);
 	tp_strtab_init(&r.full);
+	htab_init(&r.idx, 1024);
 	if (map_sibling && access(map_path, F_OK) && td.stackmap) {
 		snprintf(what, sizeof(what), "%s (stack map inside)", trace_path);
 		ret = sm_load_map_buf(what, td.stackmap, td.stackmap_len, &map, 0);
@@ -565,7 +556,8 @@ int cmd_report(int argc, char **argv)
 	}
 out:
 	free(buf);
-	free(r.tab);
+	free(r.ents);
+	htab_free(&r.idx);
 	free(r.joinbuf);
 	tp_strtab_free(&r.full);
 	tp_ctx_free(&ctx);

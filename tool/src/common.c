@@ -350,11 +350,13 @@ void sm_frames_init(struct sm_frames *fr, const struct syms *syms, int lines)
 	memset(fr, 0, sizeof(*fr));
 	fr->syms = syms;
 	fr->lines = lines;
+	htab_init(&fr->idx, 1024);
 }
 
 void sm_frames_free(struct sm_frames *fr)
 {
 	free(fr->ents);
+	htab_free(&fr->idx);
 	free(fr->text);
 	memset(fr, 0, sizeof(*fr));
 }
@@ -396,51 +398,51 @@ static uint64_t sm_frame_hash(uint64_t addr, unsigned int style)
 	return h ^ (h >> 29);
 }
 
-static int sm_frames_grow(struct sm_frames *fr)
+struct sm_frame_key {
+	uint64_t addr;
+	unsigned int folded;
+};
+
+static int sm_frame_eq(const void *ctx, uint32_t idx, const void *key)
 {
-	size_t ncap = fr->mask ? (fr->mask + 1) * 2 : 1024, i;
-	struct sm_frame_ent *n = calloc(ncap, sizeof(*n));
+	const struct sm_frame_ent *e = &((const struct sm_frames *)ctx)->ents[idx];
+	const struct sm_frame_key *k = key;
 
-	if (!n)
-		return -ENOMEM;
-	for (i = 0; fr->ents && i <= fr->mask; i++) {
-		size_t j;
-
-		if (!fr->ents[i].used)
-			continue;
-		j = sm_frame_hash(fr->ents[i].addr,
-				  fr->ents[i].style ? SM_FRAME_FOLDED : SM_FRAME_FULL) &
-		    (ncap - 1);
-		while (n[j].used)
-			j = (j + 1) & (ncap - 1);
-		n[j] = fr->ents[i];
-	}
-	free(fr->ents);
-	fr->ents = n;
-	fr->mask = ncap - 1;
-	return 0;
+	return e->addr == k->addr && e->style == k->folded;
 }
 
 static const char *sm_frame_len(struct sm_frames *fr, uint64_t addr, enum sm_frame_style style,
 				int *resolved, size_t *lenp)
 {
 	static char scratch[1024];
+	struct sm_frame_key key;
 	struct sm_frame_ent *e;
+	uint32_t idx;
+	uint64_t h;
 	size_t j, n;
 	int res;
 
-	if ((!fr->ents || fr->used * 2 >= fr->mask + 1) && sm_frames_grow(fr))
+	key.addr = addr;
+	key.folded = style == SM_FRAME_FOLDED;
+	h = sm_frame_hash(addr, style);
+	if (htab_reserve(&fr->idx))
 		goto uncached;
-	j = sm_frame_hash(addr, style) & fr->mask;
-	while (fr->ents[j].used) {
-		e = &fr->ents[j];
-		if (e->addr == addr && e->style == (style == SM_FRAME_FOLDED)) {
-			if (resolved)
-				*resolved = e->resolved;
-			*lenp = e->len;
-			return fr->text + e->off;
-		}
-		j = (j + 1) & fr->mask;
+	idx = htab_find(&fr->idx, h, sm_frame_eq, fr, &key, &j);
+	if (idx != HTAB_NONE) {
+		e = &fr->ents[idx];
+		if (resolved)
+			*resolved = e->resolved;
+		*lenp = e->len;
+		return fr->text + e->off;
+	}
+	if (fr->nents == fr->cap) {
+		size_t ncap = fr->cap ? fr->cap * 2 : 512;
+
+		e = realloc(fr->ents, ncap * sizeof(*e));
+		if (!e)
+			goto uncached;
+		fr->ents = e;
+		fr->cap = ncap;
 	}
 	res = sm_frame_format(fr, addr, style, scratch, sizeof(scratch));
 	n = strlen(scratch) + 1;
@@ -459,15 +461,14 @@ static const char *sm_frame_len(struct sm_frames *fr, uint64_t addr, enum sm_fra
 		fr->tcap = ncap;
 	}
 	memcpy(fr->text + fr->tlen, scratch, n);
-	e = &fr->ents[j];
+	e = &fr->ents[fr->nents];
 	e->addr = addr;
-	e->style = style == SM_FRAME_FOLDED;
-	e->used = 1;
+	e->style = key.folded;
 	e->resolved = res != 0;
 	e->off = (uint32_t)fr->tlen;
 	e->len = (uint16_t)(n - 1);
 	fr->tlen += n;
-	fr->used++;
+	htab_insert_at(&fr->idx, j, h, (uint32_t)fr->nents++);
 	if (resolved)
 		*resolved = res;
 	*lenp = n - 1;

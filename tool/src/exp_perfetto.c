@@ -81,50 +81,55 @@ static int64_t pt_state(const char *s)
 struct pt_task {
 	int32_t pid, tgid;
 	uint32_t comm;
-	int used;
 };
 
 struct pt_tasks {
-	struct pt_task *v;
-	size_t mask, n;
+	struct pt_task *v; /* first-seen order */
+	size_t n, cap;
+	struct htab idx; /* hashed by pid; the packets list tasks in its slot order */
 };
+
+static uint64_t pt_task_hash(int32_t pid)
+{
+	return (uint32_t)pid * 2654435761u;
+}
+
+static int pt_task_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	return ((const struct pt_tasks *)ctx)->v[idx].pid == *(const int32_t *)key;
+}
 
 static int pt_task_add(struct pt_tasks *t, int32_t pid, int32_t tgid, uint32_t comm)
 {
+	uint64_t h = pt_task_hash(pid);
+	uint32_t idx;
 	size_t j;
+	int ret;
 
 	if (pid <= 0)
 		return 0;
-	if (!t->v || (t->n + 1) * 2 > t->mask + 1) {
-		size_t ncap = t->v ? (t->mask + 1) * 2 : 256, i;
-		struct pt_task *n = calloc(ncap, sizeof(*n));
+	ret = htab_reserve(&t->idx);
+	if (ret)
+		return ret;
+	idx = htab_find(&t->idx, h, pt_task_eq, t, &pid, &j);
+	if (idx != HTAB_NONE) {
+		if (tgid > 0)
+			t->v[idx].tgid = tgid;
+		if (!t->v[idx].comm)
+			t->v[idx].comm = comm;
+		return 0;
+	}
+	if (t->n == t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 128;
+		struct pt_task *n = realloc(t->v, ncap * sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
-		for (i = 0; t->v && i <= t->mask; i++) {
-			if (!t->v[i].used)
-				continue;
-			j = (uint32_t)t->v[i].pid * 2654435761u & (ncap - 1);
-			while (n[j].used)
-				j = (j + 1) & (ncap - 1);
-			n[j] = t->v[i];
-		}
-		free(t->v);
 		t->v = n;
-		t->mask = ncap - 1;
+		t->cap = ncap;
 	}
-	for (j = (uint32_t)pid * 2654435761u & t->mask; t->v[j].used; j = (j + 1) & t->mask) {
-		if (t->v[j].pid == pid) {
-			if (tgid > 0)
-				t->v[j].tgid = tgid;
-			if (!t->v[j].comm)
-				t->v[j].comm = comm;
-			return 0;
-		}
-	}
-	t->v[j] = (struct pt_task){
-		.pid = pid, .tgid = tgid > 0 ? tgid : pid, .comm = comm, .used = 1};
-	t->n++;
+	t->v[t->n] = (struct pt_task){.pid = pid, .tgid = tgid > 0 ? tgid : pid, .comm = comm};
+	htab_insert_at(&t->idx, j, h, (uint32_t)t->n++);
 	return 0;
 }
 
@@ -132,16 +137,24 @@ struct pt_cs {
 	uint32_t root, stack;
 };
 
+static int pt_cs_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct pt_cs *c = &((const struct pt_cs *)ctx)[idx], *k = key;
+
+	return c->root == k->root && c->stack == k->stack;
+}
+
 int ex_write_perfetto(struct pf *p, const struct ex_opts *o, FILE *f)
 {
 	struct pb pkt, in, msg, sub, hdr;
-	uint32_t *cs_of_sample = NULL, *slot = NULL, *map_of_mod = NULL;
+	uint32_t *cs_of_sample = NULL, *map_of_mod = NULL;
 	uint64_t *map_lo = NULL, *map_hi = NULL;
 	uint8_t *str_used = NULL, *loc_used = NULL, *root_used = NULL;
 	struct pt_cs *cs = NULL;
 	struct pt_tasks tasks = {0};
+	struct htab cs_idx;
 	size_t *order = NULL, *first = NULL;
-	size_t ncs = 0, mask = 1, nmaps = 0, i, k, nsw;
+	size_t ncs = 0, nmaps = 0, i, k, nsw;
 	long s_kernel;
 	int ret = -ENOMEM, cpu, max_cpu = -1;
 
@@ -150,23 +163,24 @@ int ex_write_perfetto(struct pf *p, const struct ex_opts *o, FILE *f)
 	pb_init(&msg);
 	pb_init(&sub);
 	pb_init(&hdr);
+	htab_init(&tasks.idx, 256);
+	htab_init(&cs_idx, 0);
 	s_kernel = pf_intern(p, "[kernel.kallsyms]", strlen("[kernel.kallsyms]"));
 	if (s_kernel < 0)
 		goto out;
 	/* callstacks: one per (root label, stack) of the samples in use */
-	while (mask < p->nsamples * 2 + 2)
-		mask <<= 1;
 	cs_of_sample = calloc(p->nsamples + 1, sizeof(*cs_of_sample));
-	slot = calloc(mask, sizeof(*slot));
 	cs = calloc(p->nsamples + 1, sizeof(*cs));
 	loc_used = calloc(p->nlocs + 1, 1);
-	if (!cs_of_sample || !slot || !cs || !loc_used)
+	if (!cs_of_sample || !cs || !loc_used)
 		goto out;
-	mask--;
 	for (i = 0; i < p->nsamples; i++) {
 		const struct pf_sample *s = &p->samples[i];
 		uint32_t root = UINT32_MAX;
 		char buf[EV_COMM_LEN + 16];
+		struct pt_cs key;
+		uint32_t c;
+		uint64_t h;
 		size_t j;
 
 		if (o->by == EX_BY_EVENT)
@@ -181,17 +195,17 @@ int ex_write_perfetto(struct pf *p, const struct ex_opts *o, FILE *f)
 				goto out;
 			root = (uint32_t)l;
 		}
-		j = (((uint64_t)root * 0x9E3779B97F4A7C15ull) ^
-		     ((uint64_t)s->stack * 0xC2B2AE3DULL)) &
-		    mask;
-		while (slot[j] &&
-		       (cs[slot[j] - 1].root != root || cs[slot[j] - 1].stack != s->stack))
-			j = (j + 1) & mask;
-		if (!slot[j]) {
-			cs[ncs] = (struct pt_cs){.root = root, .stack = s->stack};
-			slot[j] = (uint32_t)++ncs;
+		key = (struct pt_cs){.root = root, .stack = s->stack};
+		h = ((uint64_t)root * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)s->stack * 0xC2B2AE3DULL);
+		if (htab_reserve(&cs_idx))
+			goto out;
+		c = htab_find(&cs_idx, h, pt_cs_eq, cs, &key, &j);
+		if (c == HTAB_NONE) {
+			c = (uint32_t)ncs++;
+			cs[c] = key;
+			htab_insert_at(&cs_idx, j, h, c);
 		}
-		cs_of_sample[i] = slot[j];
+		cs_of_sample[i] = c + 1;
 	}
 	/* the strings, frames and mappings the callstacks use (after the labels were interned) */
 	str_used = calloc(p->strs.n + 1, 1);
@@ -324,10 +338,14 @@ int ex_write_perfetto(struct pf *p, const struct ex_opts *o, FILE *f)
 	pb_uint(&pkt, PT_TIMESTAMP, p->ts_min == EV_TS_NONE ? 0 : p->ts_min);
 	pb_uint(&pkt, PT_SEQ_ID, PT_SEQ);
 	pb_reset(&in);
-	for (i = 0; tasks.v && i <= tasks.mask; i++) {
-		const struct pt_task *t = &tasks.v[i];
+	for (i = 0; i < htab_cap(&tasks.idx); i++) {
+		uint32_t ti = htab_slot(&tasks.idx, i);
+		const struct pt_task *t;
 
-		if (!t->used || t->tgid != t->pid)
+		if (ti == HTAB_NONE)
+			continue;
+		t = &tasks.v[ti];
+		if (t->tgid != t->pid)
 			continue;
 		pb_reset(&msg);
 		pb_int(&msg, 1, t->pid);
@@ -335,19 +353,17 @@ int ex_write_perfetto(struct pf *p, const struct ex_opts *o, FILE *f)
 		pb_str(&msg, 3, pf_str(p, t->comm));
 		pb_msg(&in, 1, &msg); /* processes */
 	}
-	for (i = 0; tasks.v && i <= tasks.mask; i++) {
-		const struct pt_task *t = &tasks.v[i];
+	for (i = 0; i < htab_cap(&tasks.idx); i++) {
+		uint32_t ti = htab_slot(&tasks.idx, i);
+		const struct pt_task *t;
 
-		if (!t->used)
+		if (ti == HTAB_NONE)
 			continue;
-		if (t->tgid != t->pid) { /* a process for thread groups whose leader was not seen */
-			size_t j;
-			int seen = 0;
-
-			for (j = 0; j <= tasks.mask; j++)
-				if (tasks.v[j].used && tasks.v[j].pid == t->tgid)
-					seen = 1;
-			if (!seen) {
+		t = &tasks.v[ti];
+		/* a process for thread groups whose leader was not seen */
+		if (t->tgid != t->pid) {
+			if (htab_find(&tasks.idx, pt_task_hash(t->tgid), pt_task_eq, &tasks,
+				      &t->tgid, NULL) == HTAB_NONE) {
 				pb_reset(&msg);
 				pb_int(&msg, 1, t->tgid);
 				pb_msg(&in, 1, &msg);
@@ -441,7 +457,7 @@ out:
 	pb_free(&sub);
 	pb_free(&hdr);
 	free(cs_of_sample);
-	free(slot);
+	htab_free(&cs_idx);
 	free(cs);
 	free(str_used);
 	free(root_used);
@@ -450,6 +466,7 @@ out:
 	free(map_lo);
 	free(map_hi);
 	free(tasks.v);
+	htab_free(&tasks.idx);
 	free(order);
 	free(first);
 	return ret;

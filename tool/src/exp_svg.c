@@ -16,8 +16,11 @@
  *
  * Colours: by event type (--color event: one hue per type, lightness varies by function)
  * or by module (--color module: core kernel warm, each module its own cool hue, unresolved
- * addresses grey). The differential graph (diff --format svg) uses B's values for widths
- * and colours by the change from A: red grew, blue shrank, white unchanged.
+ * addresses grey). The differential graph (diff --format svg) takes each stack's width from
+ * the larger of its two values, max(A, B), so that stacks only in A (the baseline) stay
+ * visible, and colours every frame by the change from A to B: red grew, blue shrank (a frame
+ * only in A is full blue), white unchanged. A frame's width is the sum of max(A, B) over its
+ * stacks, which is at least max(A, B) of the frame itself.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "export.h"
@@ -37,8 +40,9 @@ struct sv_node {
 	uint32_t label; /* strs index; UINT32_MAX for the root */
 	uint32_t depth, type;
 	uint64_t value, value_a;
+	uint64_t width; /* layout value: value, or the sum of max(A, B) of the paths in a diff */
 	double x; /* pixels, full view */
-	uint64_t child_sum; /* value of the children placed so far */
+	uint64_t child_sum; /* width of the children placed so far */
 };
 
 struct sv_tree {
@@ -68,7 +72,7 @@ static long sv_add(struct sv_tree *t, const struct sv_node *nd)
  * Merge sorted paths into the tree. Node values are final only after every path, so x is
  * assigned from the parent's running child sum in a second pass over the same order.
  */
-static int sv_build(const struct ex_paths *ps, struct sv_tree *t)
+static int sv_build(const struct ex_paths *ps, int diff, struct sv_tree *t)
 {
 	uint32_t *chain = NULL, maxnr = 0;
 	struct sv_node root = {.label = UINT32_MAX};
@@ -88,6 +92,7 @@ static int sv_build(const struct ex_paths *ps, struct sv_tree *t)
 	chain[0] = 0;
 	for (i = 0; i < ps->n; i++) {
 		const struct ex_path *p = &ps->v[i];
+		uint64_t w = diff && p->value_a > p->value ? p->value_a : p->value;
 		uint32_t common = 0;
 
 		/* longest prefix shared with the chain of the previous path */
@@ -107,6 +112,7 @@ static int sv_build(const struct ex_paths *ps, struct sv_tree *t)
 		for (k = 0; k <= p->nr; k++) {
 			t->v[chain[k]].value += p->value;
 			t->v[chain[k]].value_a += p->value_a;
+			t->v[chain[k]].width += w;
 		}
 	}
 	/* x positions: nodes were created in pre-order, so a parent precedes its children */
@@ -117,9 +123,9 @@ static int sv_build(const struct ex_paths *ps, struct sv_tree *t)
 		struct sv_node *par = &t->v[chain[nd->depth - 1]];
 
 		nd->x = par->x +
-			(t->v[0].value ? SV_WIDTH * (double)par->child_sum / (double)t->v[0].value
+			(t->v[0].width ? SV_WIDTH * (double)par->child_sum / (double)t->v[0].width
 				       : 0);
-		par->child_sum += nd->value;
+		par->child_sum += nd->width;
 		chain[nd->depth] = (uint32_t)i;
 	}
 	ret = 0;
@@ -264,15 +270,16 @@ static int sv_write(struct pf *p, const struct ex_opts *o, const struct ex_paths
 		    FILE *f)
 {
 	struct sv_tree t;
-	uint64_t total, scale = 0;
+	uint64_t total, wtotal, scale = 0;
 	double height;
 	size_t i;
 	char col[48];
-	int ret = sv_build(ps, &t);
+	int ret = sv_build(ps, diff, &t);
 
 	if (ret)
 		return ret;
 	total = t.v[0].value;
+	wtotal = t.v[0].width; /* == total unless diff */
 	for (i = 1; diff && i < t.n; i++) {
 		uint64_t d = t.v[i].value > t.v[i].value_a ? t.v[i].value - t.v[i].value_a
 							   : t.v[i].value_a - t.v[i].value;
@@ -315,13 +322,13 @@ static int sv_write(struct pf *p, const struct ex_opts *o, const struct ex_paths
 		SV_WIDTH / 2, height - 10);
 	for (i = 0; i < t.n; i++) {
 		const struct sv_node *nd = &t.v[i];
-		double w = total ? SV_WIDTH * (double)nd->value / (double)total : 0;
+		double w = wtotal ? SV_WIDTH * (double)nd->width / (double)wtotal : 0;
 		double y = height - SV_BOTTOM - (nd->depth + 1) * SV_FRAME_H;
 		const char *name = nd->label == UINT32_MAX ? "all" : pf_str(p, nd->label);
 
 		if (i && w < SV_MIN_PX)
 			continue;
-		if (!total && i)
+		if (!wtotal && i)
 			continue;
 		if (diff)
 			sv_diff_color(nd, scale, col, sizeof(col));
@@ -330,7 +337,7 @@ static int sv_write(struct pf *p, const struct ex_opts *o, const struct ex_paths
 		fprintf(f,
 			"<g class=\"f\" data-x=\"%.3f\" data-w=\"%.3f\" data-d=\"%u\" "
 			"data-v=\"%" PRIu64 "\" data-a=\"%" PRIu64 "\" data-n=\"",
-			nd->x, total ? w : SV_WIDTH, nd->depth, nd->value, nd->value_a);
+			nd->x, wtotal ? w : SV_WIDTH, nd->depth, nd->value, nd->value_a);
 		sv_esc(f, name);
 		fprintf(f, "\"><title>");
 		sv_esc(f, name);
@@ -344,7 +351,7 @@ static int sv_write(struct pf *p, const struct ex_opts *o, const struct ex_paths
 			"</title><rect x=\"%.3f\" y=\"%g\" width=\"%.3f\" height=\"%d\" "
 			"fill=\"%s\" "
 			"rx=\"2\"/><text x=\"%.3f\" y=\"%g\"></text></g>\n",
-			nd->x, y, total ? w : SV_WIDTH, SV_FRAME_H - 1, col, nd->x + 3, y + 11.5);
+			nd->x, y, wtotal ? w : SV_WIDTH, SV_FRAME_H - 1, col, nd->x + 3, y + 11.5);
 	}
 	fprintf(f, "</svg>\n");
 	free(t.v);

@@ -77,27 +77,42 @@ static int ex_path_cmp(const void *a, const void *b)
 	return x->nr < y->nr ? -1 : (x->nr > y->nr);
 }
 
+/* (root label, stack) pairs of ex_paths_build(), by path index */
+struct ex_keys {
+	uint32_t *root, *stack;
+};
+
+static int ex_key_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct ex_keys *t = ctx, *k = key;
+
+	return t->root[idx] == k->root[0] && t->stack[idx] == k->stack[0];
+}
+
 int ex_paths_build(struct pf *p, const struct ex_opts *o, struct ex_paths *out)
 {
 	uint32_t *cache = calloc(p->nfuncs + 1, sizeof(*cache));
-	uint32_t *slot = NULL, *key_root = NULL, *key_stack = NULL;
-	size_t i, mask = 1, nlab = 0, k;
+	uint32_t *key_root = NULL, *key_stack = NULL;
+	struct ex_keys keys;
+	struct htab idx;
+	size_t i, nlab = 0, k;
 	int ret = -ENOMEM;
 
 	memset(out, 0, sizeof(*out));
-	while (mask < p->nsamples * 2 + 2)
-		mask <<= 1;
-	slot = calloc(mask, sizeof(*slot));
+	htab_init(&idx, 0);
 	key_root = calloc(p->nsamples + 1, sizeof(*key_root));
 	key_stack = calloc(p->nsamples + 1, sizeof(*key_stack));
 	out->v = calloc(p->nsamples + 1, sizeof(*out->v));
-	if (!cache || !slot || !key_root || !key_stack || !out->v)
+	if (!cache || !key_root || !key_stack || !out->v)
 		goto out;
-	mask--;
+	keys.root = key_root;
+	keys.stack = key_stack;
 	/* merge samples with the same (root label, stack) */
 	for (i = 0; i < p->nsamples; i++) {
 		const struct pf_sample *s = &p->samples[i];
-		uint64_t v = pf_value(p, s);
+		uint64_t v = pf_value(p, s), h;
+		struct ex_keys key;
+		uint32_t root32, pos;
 		long root;
 		size_t j;
 
@@ -106,20 +121,23 @@ int ex_paths_build(struct pf *p, const struct ex_opts *o, struct ex_paths *out)
 		root = ex_root_label(p, o, s);
 		if (o->by != EX_BY_NONE && root < 0)
 			goto out;
-		j = (size_t)(((uint64_t)(uint32_t)root * 0x9E3779B97F4A7C15ull) ^
-			     ((uint64_t)s->stack * 0xC2B2AE3D27D4EB4Full)) &
-		    mask;
-		while (slot[j] && (key_root[slot[j] - 1] != (uint32_t)root ||
-				   key_stack[slot[j] - 1] != s->stack))
-			j = (j + 1) & mask;
-		if (!slot[j]) {
-			key_root[out->n] = (uint32_t)root;
-			key_stack[out->n] = s->stack;
-			out->v[out->n].type = s->type;
-			slot[j] = (uint32_t)++out->n;
+		root32 = (uint32_t)root;
+		key.root = &root32;
+		key.stack = &p->samples[i].stack;
+		h = ((uint64_t)root32 * 0x9E3779B97F4A7C15ull) ^
+		    ((uint64_t)s->stack * 0xC2B2AE3D27D4EB4Full);
+		if (htab_reserve(&idx))
+			goto out;
+		pos = htab_find(&idx, h, ex_key_eq, &keys, &key, &j);
+		if (pos == HTAB_NONE) {
+			pos = (uint32_t)out->n++;
+			key_root[pos] = root32;
+			key_stack[pos] = s->stack;
+			out->v[pos].type = s->type;
+			htab_insert_at(&idx, j, h, pos);
 			nlab += p->stacks[s->stack].nr + (o->by != EX_BY_NONE);
 		}
-		out->v[slot[j] - 1].value += v;
+		out->v[pos].value += v;
 	}
 	out->labels = calloc(nlab + 1, sizeof(*out->labels));
 	if (!out->labels)
@@ -147,7 +165,7 @@ int ex_paths_build(struct pf *p, const struct ex_opts *o, struct ex_paths *out)
 	ret = 0;
 out:
 	free(cache);
-	free(slot);
+	htab_free(&idx);
 	free(key_root);
 	free(key_stack);
 	if (ret)
@@ -217,17 +235,18 @@ static void ex_jpush(json_object *arr, json_object *v, int *bad)
 
 int ex_write_speedscope(struct pf *p, const struct ex_opts *o, FILE *f)
 {
-	struct ex_opts po = *o;
 	struct ex_paths ps;
 	json_object *root, *frames, *profiles;
 	uint32_t *frame_of = NULL;
-	size_t i, k;
+	size_t i, k, first = o->by != EX_BY_NONE;
 	int bad = 0, ret;
 	const char *text;
 
-	/* one profile per event type: the event type is the root label, never a frame */
-	po.by = EX_BY_EVENT;
-	ret = ex_paths_build(p, &po, &ps);
+	/*
+	 * One profile per root label of --by (event type, comm or comm-pid), named by it; the label
+	 * is never a frame. --by none: one profile of every stack.
+	 */
+	ret = ex_paths_build(p, o, &ps);
 	if (ret)
 		return ret;
 	frame_of = calloc(p->strs.n + 1, sizeof(*frame_of));
@@ -246,16 +265,16 @@ int ex_write_speedscope(struct pf *p, const struct ex_opts *o, FILE *f)
 	ex_jset(root, "name", json_object_new_string(o->title ? o->title : "stackmap"), &bad);
 	ex_jset(root, "activeProfileIndex", json_object_new_int(0), &bad);
 	for (i = 0; i < ps.n;) {
-		uint32_t type = ps.v[i].labels[0];
+		uint32_t label = first ? ps.v[i].labels[0] : 0;
 		json_object *prof = ex_j(json_object_new_object(), &bad);
 		json_object *samples = ex_j(json_object_new_array(), &bad);
 		json_object *weights = ex_j(json_object_new_array(), &bad);
 		uint64_t total = 0;
 
-		for (; i < ps.n && ps.v[i].labels[0] == type; i++) {
+		for (; i < ps.n && (!first || ps.v[i].labels[0] == label); i++) {
 			json_object *stack = ex_j(json_object_new_array(), &bad);
 
-			for (k = 1; k < ps.v[i].nr; k++) {
+			for (k = first; k < ps.v[i].nr; k++) {
 				uint32_t l = ps.v[i].labels[k];
 
 				if (!frame_of[l]) {
@@ -273,7 +292,8 @@ int ex_write_speedscope(struct pf *p, const struct ex_opts *o, FILE *f)
 			total += ps.v[i].value;
 		}
 		ex_jset(prof, "type", json_object_new_string("sampled"), &bad);
-		ex_jset(prof, "name", json_object_new_string(pf_str(p, type)), &bad);
+		ex_jset(prof, "name", json_object_new_string(first ? pf_str(p, label) : "all"),
+			&bad);
 		ex_jset(prof, "unit",
 			json_object_new_string(p->opts.offcpu ? "nanoseconds" : "none"), &bad);
 		ex_jset(prof, "startValue", json_object_new_int64(0), &bad);

@@ -67,8 +67,8 @@ int ex_write_svg(struct pf *p, const struct ex_opts *o, FILE *f);
 /*
  * Diff of two recordings by frames (never by id): every path of @a or @b with its value in
  * each, @a scaled to @b's total when @normalize. Folded: "path VALUE_A VALUE_B" lines
- * (flamegraph.pl's difffolded input); SVG: widths from B, colour from the change (red grew,
- * blue shrank). Labels of @b are interned into @a's string table.
+ * (flamegraph.pl's difffolded input); SVG: widths from max(A, B) per path (stacks only in A stay
+ * visible), colour from the change (red grew, blue shrank). Labels of @b are interned into @a's string table.
  */
 int ex_diff_build(struct pf *a, struct pf *b, const struct ex_opts *o, int normalize,
 		  struct ex_paths *out);

@@ -27,6 +27,7 @@ static const char sm_usage_text[] =
 	"                       write a recording (record's DIR, or a trace file with --map) as\n"
 	"                       folded, speedscope, pprof, perfetto or svg (flame graph)\n"
 	"      --by KEY         root of the stacks: event (default), comm, pid or none\n"
+	"                       (speedscope: one profile per event type, comm or comm-pid)\n"
 	"      --weight W       count (default) or offcpu (ns off CPU after each sched_switch)\n"
 	"      --color KEY      svg colours: event (default) or module\n"
 	"      --title TEXT     svg title, speedscope name\n"

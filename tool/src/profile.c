@@ -43,36 +43,6 @@ static void *pf_grow(void *arr, size_t *cap, size_t need, size_t elem)
 	return n;
 }
 
-/* Generic open-addressing index over entries hashed by @hash. */
-typedef uint64_t (*pf_hash_fn)(const struct pf *p, uint32_t i);
-
-static int pf_index_grow(struct pf_index *ix, const struct pf *p, pf_hash_fn hash)
-{
-	size_t ncap, i;
-	uint32_t *n;
-
-	if (ix->slots && (ix->used + 1) * 2 <= ix->mask + 1)
-		return 0;
-	ncap = ix->slots ? (ix->mask + 1) * 2 : 256;
-	n = calloc(ncap, sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	for (i = 0; ix->slots && i <= ix->mask; i++) {
-		size_t j;
-
-		if (!ix->slots[i])
-			continue;
-		j = hash(p, ix->slots[i] - 1) & (ncap - 1);
-		while (n[j])
-			j = (j + 1) & (ncap - 1);
-		n[j] = ix->slots[i];
-	}
-	free(ix->slots);
-	ix->slots = n;
-	ix->mask = ncap - 1;
-	return 0;
-}
-
 size_t pf_utf8_len(const unsigned char *s, size_t len)
 {
 	size_t n, i;
@@ -124,32 +94,31 @@ long pf_intern(struct pf *p, const char *s, size_t len)
 
 /* Functions ------------------------------------------------------------------------------- */
 
-static uint64_t pf_func_hash(const struct pf *p, uint32_t i)
+static int pf_func_eq(const void *ctx, uint32_t idx, const void *key)
 {
-	return pf_mix((uint64_t)p->funcs[i].name << 32 | p->funcs[i].module);
+	const struct pf_func *f = &((const struct pf *)ctx)->funcs[idx], *k = key;
+
+	return f->name == k->name && f->module == k->module;
 }
 
 static long pf_func(struct pf *p, uint32_t name, uint32_t module)
 {
-	struct pf_index *ix = &p->func_idx;
+	struct pf_func key = {.name = name, .module = module};
 	uint64_t h = pf_mix((uint64_t)name << 32 | module);
+	uint32_t idx;
 	size_t j;
 
-	if (pf_index_grow(ix, p, pf_func_hash))
+	if (htab_reserve(&p->func_idx))
 		return -ENOMEM;
-	for (j = h & ix->mask; ix->slots[j]; j = (j + 1) & ix->mask) {
-		struct pf_func *f = &p->funcs[ix->slots[j] - 1];
-
-		if (f->name == name && f->module == module)
-			return ix->slots[j] - 1;
-	}
+	idx = htab_find(&p->func_idx, h, pf_func_eq, p, &key, &j);
+	if (idx != HTAB_NONE)
+		return idx;
 	p->funcs = pf_grow(p->funcs, &p->funcs_cap, p->nfuncs + 1, sizeof(*p->funcs));
 	if (!p->funcs)
 		return -ENOMEM;
-	p->funcs[p->nfuncs] = (struct pf_func){.name = name, .module = module};
-	ix->slots[j] = (uint32_t)++p->nfuncs;
-	ix->used++;
-	return (long)p->nfuncs - 1;
+	p->funcs[p->nfuncs] = key;
+	htab_insert_at(&p->func_idx, j, h, (uint32_t)p->nfuncs);
+	return (long)p->nfuncs++;
 }
 
 /* "sym [mod]" -> function (sym, mod); anything else is a name of the core kernel. */
@@ -177,32 +146,31 @@ static long pf_func_text(struct pf *p, const char *t, size_t len)
 
 /* Locations ------------------------------------------------------------------------------- */
 
-static uint64_t pf_loc_hash(const struct pf *p, uint32_t i)
+static int pf_loc_eq(const void *ctx, uint32_t idx, const void *key)
 {
-	return pf_mix(p->locs[i].addr * 31 + p->locs[i].func);
+	const struct pf_loc *l = &((const struct pf *)ctx)->locs[idx], *k = key;
+
+	return l->addr == k->addr && l->func == k->func;
 }
 
 static long pf_loc(struct pf *p, uint64_t addr, uint32_t func)
 {
-	struct pf_index *ix = &p->loc_idx;
+	struct pf_loc key = {.addr = addr, .func = func};
 	uint64_t h = pf_mix(addr * 31 + func);
+	uint32_t idx;
 	size_t j;
 
-	if (pf_index_grow(ix, p, pf_loc_hash))
+	if (htab_reserve(&p->loc_idx))
 		return -ENOMEM;
-	for (j = h & ix->mask; ix->slots[j]; j = (j + 1) & ix->mask) {
-		struct pf_loc *l = &p->locs[ix->slots[j] - 1];
-
-		if (l->addr == addr && l->func == func)
-			return ix->slots[j] - 1;
-	}
+	idx = htab_find(&p->loc_idx, h, pf_loc_eq, p, &key, &j);
+	if (idx != HTAB_NONE)
+		return idx;
 	p->locs = pf_grow(p->locs, &p->locs_cap, p->nlocs + 1, sizeof(*p->locs));
 	if (!p->locs)
 		return -ENOMEM;
-	p->locs[p->nlocs] = (struct pf_loc){.addr = addr, .func = func};
-	ix->slots[j] = (uint32_t)++p->nlocs;
-	ix->used++;
-	return (long)p->nlocs - 1;
+	p->locs[p->nlocs] = key;
+	htab_insert_at(&p->loc_idx, j, h, (uint32_t)p->nlocs);
+	return (long)p->nlocs++;
 }
 
 static long pf_loc_addr(struct pf *p, uint64_t addr)
@@ -228,9 +196,19 @@ static uint64_t pf_frames_hash(const uint32_t *fr, size_t nr)
 	return h;
 }
 
-static uint64_t pf_stack_hash(const struct pf *p, uint32_t i)
+/* Key of pf_stack_eq(): frames not yet committed (they sit at the end of p->frames). */
+struct pf_frames_key {
+	const uint32_t *fr;
+	size_t nr;
+};
+
+static int pf_stack_eq(const void *ctx, uint32_t idx, const void *key)
 {
-	return pf_frames_hash(p->frames + p->stacks[i].first, p->stacks[i].nr);
+	const struct pf *p = ctx;
+	const struct pf_stack *s = &p->stacks[idx];
+	const struct pf_frames_key *k = key;
+
+	return s->nr == k->nr && memcmp(p->frames + s->first, k->fr, k->nr * sizeof(*k->fr)) == 0;
 }
 
 static int pf_push_frame(struct pf *p, long loc);
@@ -242,8 +220,8 @@ static int pf_push_frame(struct pf *p, long loc);
  */
 static long pf_stack_commit(struct pf *p, size_t nr)
 {
-	struct pf_index *ix = &p->stack_idx;
-	const uint32_t *fr;
+	struct pf_frames_key key;
+	uint32_t idx;
 	uint64_t h;
 	size_t j;
 
@@ -261,26 +239,23 @@ static long pf_stack_commit(struct pf *p, size_t nr)
 			return ret;
 		nr = 1;
 	}
-	fr = p->frames + p->nframes - nr;
-	h = pf_frames_hash(fr, nr);
-	if (pf_index_grow(ix, p, pf_stack_hash))
+	key.fr = p->frames + p->nframes - nr;
+	key.nr = nr;
+	h = pf_frames_hash(key.fr, nr);
+	if (htab_reserve(&p->stack_idx))
 		return -ENOMEM;
-	for (j = h & ix->mask; ix->slots[j]; j = (j + 1) & ix->mask) {
-		struct pf_stack *s = &p->stacks[ix->slots[j] - 1];
-
-		if (s->nr == nr && memcmp(p->frames + s->first, fr, nr * sizeof(*fr)) == 0) {
-			p->nframes -= nr; /* already known: drop the copy */
-			return ix->slots[j] - 1;
-		}
+	idx = htab_find(&p->stack_idx, h, pf_stack_eq, p, &key, &j);
+	if (idx != HTAB_NONE) {
+		p->nframes -= nr; /* already known: drop the copy */
+		return idx;
 	}
 	p->stacks = pf_grow(p->stacks, &p->stacks_cap, p->nstacks + 1, sizeof(*p->stacks));
 	if (!p->stacks)
 		return -ENOMEM;
 	p->stacks[p->nstacks] =
 		(struct pf_stack){.first = (uint32_t)(p->nframes - nr), .nr = (uint32_t)nr};
-	ix->slots[j] = (uint32_t)++p->nstacks;
-	ix->used++;
-	return (long)p->nstacks - 1;
+	htab_insert_at(&p->stack_idx, j, h, (uint32_t)p->nstacks);
+	return (long)p->nstacks++;
 }
 
 static int pf_push_frame(struct pf *p, long loc)
@@ -313,24 +288,25 @@ static const struct smbin_stack *pf_map_find(const struct smbin_map *map, uint32
 	return NULL;
 }
 
-static uint64_t pf_unknown_hash(const struct pf *p, uint32_t i)
+static int pf_unknown_eq(const void *ctx, uint32_t idx, const void *key)
 {
-	return pf_mix(p->unknown_ids[i]);
+	return ((const struct pf *)ctx)->unknown_ids[idx] == *(const uint32_t *)key;
 }
 
 static long pf_stack_unknown(struct pf *p, uint32_t id)
 {
-	struct pf_index *ix = &p->unknown_idx;
+	uint64_t h = pf_mix(id);
 	char name[48];
 	long st, f, n;
+	uint32_t idx;
 	size_t j;
 
 	p->nr_refs_unknown++;
-	if (pf_index_grow(ix, p, pf_unknown_hash))
+	if (htab_reserve(&p->unknown_idx))
 		return -ENOMEM;
-	for (j = pf_mix(id) & ix->mask; ix->slots[j]; j = (j + 1) & ix->mask)
-		if (p->unknown_ids[ix->slots[j] - 1] == id)
-			return p->unknown_stack[ix->slots[j] - 1];
+	idx = htab_find(&p->unknown_idx, h, pf_unknown_eq, p, &id, &j);
+	if (idx != HTAB_NONE)
+		return p->unknown_stack[idx];
 	snprintf(name, sizeof(name), "[unknown stack %u]", id);
 	n = pf_intern(p, name, strlen(name));
 	if (n < 0)
@@ -360,8 +336,7 @@ static long pf_stack_unknown(struct pf *p, uint32_t id)
 	}
 	p->unknown_ids[p->nunknown] = id;
 	p->unknown_stack[p->nunknown] = (uint32_t)st;
-	ix->slots[j] = (uint32_t)++p->nunknown;
-	ix->used++;
+	htab_insert_at(&p->unknown_idx, j, h, (uint32_t)p->nunknown++);
 	return st;
 }
 
@@ -480,78 +455,66 @@ static uint64_t pf_sample_key(uint32_t stack, uint32_t type, uint32_t comm, int3
 		      ((uint64_t)comm << 32 | (uint32_t)pid));
 }
 
-static uint64_t pf_sample_hash(const struct pf *p, uint32_t i)
+static int pf_sample_eq(const void *ctx, uint32_t idx, const void *key)
 {
-	const struct pf_sample *s = &p->samples[i];
+	const struct pf_sample *s = &((const struct pf *)ctx)->samples[idx], *k = key;
 
-	return pf_sample_key(s->stack, s->type, s->comm, s->pid);
+	return s->stack == k->stack && s->type == k->type && s->comm == k->comm && s->pid == k->pid;
 }
 
 static long pf_sample(struct pf *p, uint32_t stack, uint32_t type, uint32_t comm, int32_t pid)
 {
-	struct pf_index *ix = &p->sample_idx;
+	struct pf_sample key = {.stack = stack, .type = type, .comm = comm, .pid = pid};
+	uint64_t h = pf_sample_key(stack, type, comm, pid);
+	uint32_t idx;
 	size_t j;
 
-	if (pf_index_grow(ix, p, pf_sample_hash))
+	if (htab_reserve(&p->sample_idx))
 		return -ENOMEM;
-	for (j = pf_sample_key(stack, type, comm, pid) & ix->mask; ix->slots[j];
-	     j = (j + 1) & ix->mask) {
-		struct pf_sample *s = &p->samples[ix->slots[j] - 1];
-
-		if (s->stack == stack && s->type == type && s->comm == comm && s->pid == pid)
-			return ix->slots[j] - 1;
-	}
+	idx = htab_find(&p->sample_idx, h, pf_sample_eq, p, &key, &j);
+	if (idx != HTAB_NONE)
+		return idx;
 	p->samples = pf_grow(p->samples, &p->samples_cap, p->nsamples + 1, sizeof(*p->samples));
 	if (!p->samples)
 		return -ENOMEM;
-	p->samples[p->nsamples] =
-		(struct pf_sample){.stack = stack, .type = type, .comm = comm, .pid = pid};
-	ix->slots[j] = (uint32_t)++p->nsamples;
-	ix->used++;
-	return (long)p->nsamples - 1;
+	p->samples[p->nsamples] = key;
+	htab_insert_at(&p->sample_idx, j, h, (uint32_t)p->nsamples);
+	return (long)p->nsamples++;
 }
 
 /* Off-CPU intervals ----------------------------------------------------------------------- */
 
+static int pf_off_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	return ((const struct pf *)ctx)->off[idx].pid == *(const int32_t *)key;
+}
+
 static struct pf_off *pf_off_slot(struct pf *p, int32_t pid, int create)
 {
+	uint64_t h = pf_mix((uint32_t)pid);
+	struct pf_off *n;
+	uint32_t idx;
 	size_t j;
 
-	if (create && (!p->off || (p->off_used + 1) * 2 > p->off_mask + 1)) {
-		size_t ncap = p->off ? (p->off_mask + 1) * 2 : 1024, i;
-		struct pf_off *n = calloc(ncap, sizeof(*n));
-
-		if (!n)
-			return NULL;
-		for (i = 0; p->off && i <= p->off_mask; i++) {
-			if (!p->off[i].used)
-				continue;
-			j = pf_mix((uint32_t)p->off[i].pid) & (ncap - 1);
-			while (n[j].used)
-				j = (j + 1) & (ncap - 1);
-			n[j] = p->off[i];
-		}
-		free(p->off);
-		p->off = n;
-		p->off_mask = ncap - 1;
-	}
-	if (!p->off)
+	if (create && htab_reserve(&p->off_idx))
 		return NULL;
-	for (j = pf_mix((uint32_t)pid) & p->off_mask; p->off[j].used; j = (j + 1) & p->off_mask)
-		if (p->off[j].pid == pid)
-			return &p->off[j];
+	idx = htab_find(&p->off_idx, h, pf_off_eq, p, &pid, &j);
+	if (idx != HTAB_NONE)
+		return &p->off[idx];
 	if (!create)
 		return NULL;
-	p->off[j].used = 1;
-	p->off[j].pid = pid;
-	p->off_used++;
-	return &p->off[j];
+	n = pf_grow(p->off, &p->off_cap, p->noff + 1, sizeof(*p->off));
+	if (!n)
+		return NULL; /* p->off and the index stay consistent */
+	p->off = n;
+	p->off[p->noff] = (struct pf_off){.pid = pid};
+	htab_insert_at(&p->off_idx, j, h, (uint32_t)p->noff);
+	return &p->off[p->noff++];
 }
 
 /*
- * Deleting from linear probing without tombstones: mark the entry as "closed" by keeping it
- * (pid stays, sample = UINT32_MAX - 1) so probe chains stay intact; a later switch-out of
- * the same pid reuses it.
+ * A task switched back in keeps its entry, marked "closed" (sample = UINT32_MAX - 1): htab has
+ * no deletion; a later switch-out of the same pid reuses it.
  */
 #define PF_OFF_CLOSED (UINT32_MAX - 1)
 
@@ -595,6 +558,12 @@ int pf_init(struct pf *p, const struct smbin_map *map, struct sm_frames *fr,
 	p->ts_min = EV_TS_NONE;
 	tp_strtab_init(&p->strs);
 	tp_strtab_init(&p->full);
+	htab_init(&p->func_idx, 256);
+	htab_init(&p->loc_idx, 256);
+	htab_init(&p->stack_idx, 256);
+	htab_init(&p->unknown_idx, 256);
+	htab_init(&p->sample_idx, 256);
+	htab_init(&p->off_idx, 1024);
 	if (pf_intern(p, "", 0) != 0)
 		return -ENOMEM;
 	if (map && map->nr) {
@@ -610,22 +579,23 @@ void pf_free(struct pf *p)
 	tp_strtab_free(&p->strs);
 	tp_strtab_free(&p->full);
 	free(p->funcs);
-	free(p->func_idx.slots);
+	htab_free(&p->func_idx);
 	free(p->locs);
-	free(p->loc_idx.slots);
+	htab_free(&p->loc_idx);
 	free(p->frames);
 	free(p->stacks);
-	free(p->stack_idx.slots);
+	htab_free(&p->stack_idx);
 	free(p->map_stack);
 	free(p->full_stack);
-	free(p->unknown_idx.slots);
+	htab_free(&p->unknown_idx);
 	free(p->unknown_ids);
 	free(p->unknown_stack);
 	free(p->samples);
-	free(p->sample_idx.slots);
+	htab_free(&p->sample_idx);
 	free(p->events);
 	free(p->switches);
 	free(p->off);
+	htab_free(&p->off_idx);
 	free(p->joinbuf);
 	free(p->type_str);
 	memset(p, 0, sizeof(*p));
@@ -748,7 +718,7 @@ void pf_finish(struct pf *p)
 {
 	size_t i;
 
-	for (i = 0; p->off && i <= p->off_mask; i++)
-		if (p->off[i].used && p->off[i].sample != PF_OFF_CLOSED)
+	for (i = 0; i < p->noff; i++)
+		if (p->off[i].sample != PF_OFF_CLOSED)
 			p->off_open++;
 }

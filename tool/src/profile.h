@@ -62,12 +62,6 @@ struct pf_switch {
 	uint32_t prev_comm, next_comm, prev_state; /* strs indexes */
 };
 
-/* Open-addressing hash index: slot = entry index + 1, 0 = empty. */
-struct pf_index {
-	uint32_t *slots;
-	size_t mask, used;
-};
-
 struct pf_opts {
 	int offcpu; /* compute weight_ns from sched_switch times */
 	int keep_events; /* fill pf.events and pf.switches */
@@ -80,25 +74,25 @@ struct pf {
 	struct tp_strtab strs;
 	struct pf_func *funcs;
 	size_t nfuncs, funcs_cap;
-	struct pf_index func_idx;
+	struct htab func_idx;
 	struct pf_loc *locs;
 	size_t nlocs, locs_cap;
-	struct pf_index loc_idx;
+	struct htab loc_idx;
 	uint32_t *frames; /* location indexes of all stacks, back to back */
 	size_t nframes, frames_cap;
 	struct pf_stack *stacks;
 	size_t nstacks, stacks_cap;
-	struct pf_index stack_idx;
+	struct htab stack_idx;
 	uint32_t *map_stack; /* per map record: stack index + 1, 0 = not yet resolved */
 	struct tp_strtab full; /* full-stack frame texts joined by '\n' -> stack via full_stack */
 	uint32_t *full_stack;
 	size_t full_stack_cap;
-	struct pf_index unknown_idx; /* unknown ids, hashed by id; values index unknown_ids */
+	struct htab unknown_idx; /* unknown ids, hashed by id; values index unknown_ids */
 	uint32_t *unknown_ids, *unknown_stack;
 	size_t nunknown, unknown_cap;
 	struct pf_sample *samples;
 	size_t nsamples, samples_cap;
-	struct pf_index sample_idx;
+	struct htab sample_idx;
 	struct pf_event *events;
 	size_t nevents, events_cap;
 	struct pf_switch *switches;
@@ -108,9 +102,9 @@ struct pf {
 		int32_t pid;
 		uint32_t sample; /* UINT32_MAX: switched out without a stack */
 		uint64_t ts_ns;
-		int used;
-	} * off;
-	size_t off_mask, off_used;
+	} * off; /* dense, indexed by off_idx (hashed by pid) */
+	size_t noff, off_cap;
+	struct htab off_idx;
 	/* totals */
 	uint64_t nr_events; /* events (records without EV_F_EXTRA) */
 	uint64_t nr_refs; /* stack references */

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "htab.h"
 #include "smbin.h"
 #include "syms.h"
 
@@ -116,7 +117,6 @@ struct sm_frame_ent {
 	uint64_t addr;
 	uint32_t off; /* offset of the string in sm_frames.text */
 	uint16_t len; /* its length (capped by the 1 KiB format buffer) */
-	uint8_t used : 1;
 	uint8_t style : 1;
 	uint8_t resolved : 1;
 };
@@ -124,8 +124,9 @@ struct sm_frame_ent {
 struct sm_frames {
 	const struct syms *syms; /* NULL: no symbols */
 	int lines; /* append " file:line" to FULL frames when known */
-	struct sm_frame_ent *ents; /* open-addressing table keyed by (address, style) */
-	size_t mask, used;
+	struct sm_frame_ent *ents; /* cached frames in first-use order */
+	size_t nents, cap;
+	struct htab idx; /* over ents, keyed by (address, style) */
 	char *text;
 	size_t tlen, tcap;
 };

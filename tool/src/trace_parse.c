@@ -342,6 +342,7 @@ static uint64_t tp_hash(const char *s, size_t len)
 void tp_strtab_init(struct tp_strtab *t)
 {
 	memset(t, 0, sizeof(*t));
+	htab_init(&t->idx, 64);
 }
 
 void tp_strtab_free(struct tp_strtab *t)
@@ -352,47 +353,38 @@ void tp_strtab_free(struct tp_strtab *t)
 		free(t->strs[i]);
 	free(t->strs);
 	free(t->lens);
-	free(t->slots);
+	htab_free(&t->idx);
 	memset(t, 0, sizeof(*t));
 }
 
-static int tp_strtab_rehash(struct tp_strtab *t)
+struct tp_strkey {
+	const char *s;
+	size_t len;
+};
+
+static int tp_strtab_eq(const void *ctx, uint32_t idx, const void *key)
 {
-	size_t ncap = t->slots ? (t->mask + 1) * 2 : 64, i;
-	uint32_t *ns = calloc(ncap, sizeof(*ns));
+	const struct tp_strtab *t = ctx;
+	const struct tp_strkey *k = key;
 
-	if (!ns)
-		return -ENOMEM;
-	for (i = 0; i < t->n; i++) {
-		size_t j = tp_hash(t->strs[i], t->lens[i]) & (ncap - 1);
-
-		while (ns[j])
-			j = (j + 1) & (ncap - 1);
-		ns[j] = (uint32_t)(i + 1);
-	}
-	free(t->slots);
-	t->slots = ns;
-	t->mask = ncap - 1;
-	return 0;
+	return t->lens[idx] == k->len && memcmp(t->strs[idx], k->s, k->len) == 0;
 }
 
 long tp_strtab_intern(struct tp_strtab *t, const char *s, size_t len)
 {
+	struct tp_strkey key = {s, len};
+	uint64_t h = tp_hash(s, len);
+	uint32_t idx;
 	size_t j;
 	char *copy;
+	int ret;
 
-	if ((!t->slots || (t->n + 1) * 2 > t->mask + 1) && tp_strtab_rehash(t))
-		return -ENOMEM;
-	if (t->n >= UINT32_MAX - 1)
-		return -E2BIG;
-	j = tp_hash(s, len) & t->mask;
-	while (t->slots[j]) {
-		size_t idx = t->slots[j] - 1;
-
-		if (t->lens[idx] == len && memcmp(t->strs[idx], s, len) == 0)
-			return (long)idx;
-		j = (j + 1) & t->mask;
-	}
+	ret = htab_reserve(&t->idx);
+	if (ret)
+		return ret;
+	idx = htab_find(&t->idx, h, tp_strtab_eq, t, &key, &j);
+	if (idx != HTAB_NONE)
+		return (long)idx;
 	if (t->n == t->cap) {
 		size_t ncap = t->cap ? t->cap * 2 : 16;
 		char **ns = realloc(t->strs, ncap * sizeof(*ns));
@@ -414,7 +406,7 @@ long tp_strtab_intern(struct tp_strtab *t, const char *s, size_t len)
 	copy[len] = '\0';
 	t->strs[t->n] = copy;
 	t->lens[t->n] = len;
-	t->slots[j] = (uint32_t)(t->n + 1);
+	htab_insert_at(&t->idx, j, h, (uint32_t)t->n);
 	return (long)t->n++;
 }
 

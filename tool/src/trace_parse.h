@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "events.h"
+#include "htab.h"
 
 enum tp_kind {
 	TP_BLANK, /* empty or white space only */
@@ -60,8 +61,7 @@ struct tp_strtab {
 	char **strs; /* NUL-terminated copies, by index */
 	size_t *lens;
 	size_t n, cap;
-	uint32_t *slots; /* open addressing: index + 1, 0 = empty */
-	size_t mask;
+	struct htab idx; /* hashed by tp_hash() of the bytes */
 };
 
 void tp_strtab_init(struct tp_strtab *t);

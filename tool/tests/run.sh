@@ -55,6 +55,17 @@ expect() {
 	fi
 }
 
+# htab unit tests: one "ok NAME" / "not ok NAME: why" line per check, exit 1 on a failure
+"$B/htab_test" >"$W/htab.out" 2>&1
+rc=$?
+while read -r st name rest; do
+	case $st in
+	ok) ok "htab $name" ;;
+	*) ko "htab $name $rest" ;;
+	esac
+done <"$W/htab.out"
+[ $rc = 0 ] && [ -s "$W/htab.out" ] || ko "htab_test exit $rc"
+
 for c in $($MKBIN list); do
 	$MKBIN "$c" "$W/$c.bin" || ko "mkbin $c"
 done
@@ -181,6 +192,12 @@ expect export-folded-equals-report '.' sh -c "cmp '$W/rep.agg' '$W/exp.agg' && c
 # off-CPU weights: the fixture's comment lists the switch times (300000 and 1000000 ns)
 golden export-folded-offcpu $SM export $K --format folded --weight offcpu --by pid $XM $X
 golden export-speedscope $SM export $K --format speedscope $XM $X
+# --by splits the profiles: one per comm, per comm-pid, or a single "all"
+golden export-speedscope-by-comm $SM export $K --format speedscope --by comm $XM $X
+golden export-speedscope-by-pid $SM export $K --format speedscope --by pid $XM $X
+golden export-speedscope-by-none $SM export $K --format speedscope --by none $XM $X
+$SM export $K --format speedscope --by pid -o "$W/s-pid.json" $XM $X 2>/dev/null
+expect export-speedscope-by-pid-fields 'speedscope ok' python3 tests/check_speedscope.py "$W/s-pid.json" 8
 $SM export $K --format speedscope -o "$W/s.json" $XM $X 2>/dev/null
 expect export-speedscope-fields 'speedscope ok' python3 tests/check_speedscope.py "$W/s.json" 8
 $SM export $K --format speedscope --weight offcpu -o "$W/s-off.json" $XM $X 2>/dev/null
@@ -205,6 +222,19 @@ done
 { head -3 $X; printf 'bin\000ary\n'; tail -n +4 $X; } >"$W/nul-trace"
 golden export-err-nul $SM export $K --format pprof -o "$W/out.pprof" $XM "$W/nul-trace"
 if ls "$W" | grep -q '^out\.'; then ko export-no-partial-output; else ok export-no-partial-output; fi
+# -o naming a FIFO (like /dev/null, not a regular file) is written into, never renamed over
+mkfifo "$W/fifo"
+cat "$W/fifo" >"$W/fifo.out" &
+catpid=$!
+$SM export $K --format folded -o "$W/fifo" $XM $X 2>/dev/null
+if [ -p "$W/fifo" ]; then
+	wait $catpid
+	$SM export $K --format folded $XM $X 2>/dev/null >"$W/fifo.want"
+	expect export-output-fifo '.' sh -c "cmp '$W/fifo.want' '$W/fifo.out' && cat '$W/fifo.out'"
+else
+	kill $catpid
+	ko "export-output-fifo (the FIFO was replaced by a regular file)"
+fi
 golden export-err-format $SM export --format png $XM $X
 golden export-err-no-format $SM export $XM $X
 golden export-err-by $SM export --format folded --by cpu $XM $X
@@ -231,6 +261,11 @@ cp "$W/basic.bin" "$W/ra/stack_map_bin"
 cp "$W/basic.bin" "$W/rb/stack_map_bin"
 golden diff-folded $SM diff $K "$W/ra" "$W/rb"
 golden diff-folded-normalize $SM diff $K --normalize --by none "$W/ra" "$W/rb"
+# differential SVG: widths from max(A, B), so the stacks only in A (ext4_file_read_iter and the
+# trampoline one) keep their width, in full blue
+golden diff-svg $SM diff $K --format svg "$W/ra" "$W/rb"
+expect diff-svg-baseline-only 'ext4_file_read_iter \[ext4\] \(A 1, B 0\)</title><rect x="400.000" y="88" width="133.333" height="15" fill="rgb\(55,55,255\)"' \
+	$SM diff $K --format svg "$W/ra" "$W/rb"
 golden diff-err-one-input $SM diff $K "$W/ra"
 golden diff-err-format $SM diff $K --format pprof "$W/ra" "$W/rb"
 
@@ -264,7 +299,7 @@ if command -v chromium >/dev/null 2>&1; then
 	expect svg-chromium-zoom '^7$' cat "$W/hidden"
 	expect svg-chromium-search 'Matched: 50.00%' $CH --dump-dom "file://$W/f.svg#search=^schedule$"
 	$SM diff $K --format svg -o "$W/d.svg" "$W/ra" "$W/rb" 2>/dev/null
-	svg_render svg-chromium-diff "$W/d.svg" 21
+	svg_render svg-chromium-diff "$W/d.svg" 26
 else
 	ko "svg: chromium not installed (apt-get install chromium; scripts/setup installs it)"
 fi
