@@ -78,7 +78,19 @@ int cmd_stat(int argc, char **argv)
 		goto out;
 	}
 	if (strncmp(buf, "stackmap not initialized", strlen("stackmap not initialized")) == 0) {
-		sm_err("%s: stackmap not initialized (the map was never created)", path);
+		/* The kernel adds "last_error: ..." when allocating the map failed. */
+		const char *why = strstr(buf, "\nlast_error:");
+		int len = 0;
+
+		if (why) {
+			why += strlen("\nlast_error:");
+			why += strspn(why, " ");
+			len = (int)strcspn(why, "\n");
+		}
+		if (why)
+			sm_err("%s: stackmap not initialized: %.*s", path, len, why);
+		else
+			sm_err("%s: stackmap not initialized (the map was never created)", path);
 		ret = SM_EXIT_DATA;
 		goto out;
 	}
