@@ -44,7 +44,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define T "/sys/kernel/tracing/"
+#include "tracefs.h"
+
 #define MAGIC 0x46534D42u
 
 enum { F_MAP, F_STAT, F_BIN, NR_FILES };
@@ -86,18 +87,6 @@ static void note(const char *fmt, ...)
 	fflush(stdout);
 	va_end(ap);
 	passed++;
-}
-
-static int twrite(const char *file, const char *val)
-{
-	int fd = open(file, O_WRONLY), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
 }
 
 static void must(const char *file, const char *val)
@@ -177,7 +166,6 @@ struct ctx {
 	int tracing_on; /* resets are refused */
 	int disturbed; /* resets may happen at any time */
 	int have_map;
-	unsigned int seed;
 	const char *where;
 };
 

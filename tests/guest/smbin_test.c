@@ -24,7 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define T "/sys/kernel/tracing/"
+#include "tracefs.h"
+
 #define MAGIC 0x46534D42u
 #define MAX_DEPTH 64
 
@@ -52,19 +53,6 @@ static void die(const char *what)
 	printf("not ok %s: %s\n", what, strerror(errno));
 	printf("%d passed, %d failed\n", passed, failed + 1);
 	exit(1);
-}
-
-/* Write a tracefs file; returns 0 or -errno. */
-static int twrite(const char *file, const char *val)
-{
-	int fd = open(file, O_WRONLY), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
 }
 
 static void must_write(const char *file, const char *val)
