@@ -16,21 +16,16 @@ run() { # description command...
 	if "$@" > /tmp/out 2>&1; then
 		ok "$d ($((SECONDS - t0)) s; $(grep -E '^ok random|operations checked' /tmp/out | tail -n 1))"
 	else
+		local rc=$?
 		grep -E 'not ok|FAIL' /tmp/out | head -n 20
-		bad "$d (exit $?)"
+		bad "$d (exit $rc)"
 	fi
 }
 
 dmesg > /tmp/boot.txt
-if grep -q '^\[ *[0-9.]*\] ok [0-9]* ftrace_stackmap$' /tmp/boot.txt && ! grep -q 'not ok' /tmp/boot.txt; then
-	ok "KUnit ftrace_stackmap: $(grep -o '# ftrace_stackmap: .*' /tmp/boot.txt | head -n 1)"
-else
-	bad "KUnit ftrace_stackmap"
-fi
-np=$(grep -c 'Testing .*PASSED' /tmp/boot.txt)
-nf=$(grep -c -E 'Testing .*FAILED' /tmp/boot.txt)
-[ "$np" -ge 5 ] && [ "$nf" -eq 0 ] && ok "ftrace start-up self-tests: $np passed" ||
-	bad "ftrace start-up self-tests: $np passed, $nf failed"
+. /src/tests/lib/bootlog.sh
+if msg=$(bootlog_kunit /tmp/boot.txt); then ok "$msg"; else bad "$msg"; fi
+if msg=$(bootlog_selftests /tmp/boot.txt); then ok "$msg"; else bad "$msg"; fi
 
 if [ "$mode" = debug ]; then
 	mount -t debugfs none $D 2>/dev/null
