@@ -35,16 +35,6 @@ struct ex_input {
 	char *buf;
 };
 
-static char *ex_join(const char *dir, const char *name)
-{
-	size_t n = strlen(dir) + strlen(name) + 2;
-	char *p = malloc(n);
-
-	if (p)
-		snprintf(p, n, "%s/%s", dir, name);
-	return p;
-}
-
 static void ex_input_free(struct ex_input *in)
 {
 	pf_free(&in->pf);
@@ -103,9 +93,9 @@ static int ex_load(const char *input, const char *map_opt, const struct pf_opts 
 		return SM_EXIT_USAGE;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		char *dat = ex_join(input, "trace.dat");
+		char *dat = sm_path_join(input, "trace.dat");
 
-		in->trace = ex_join(input, "trace");
+		in->trace = sm_path_join(input, "trace");
 		if (in->trace && dat && access(in->trace, F_OK) && !access(dat, F_OK)) {
 			/* binary input: DIR/trace.dat (report_dat.c delivers its records) */
 			is_dat = 1;
@@ -114,8 +104,8 @@ static int ex_load(const char *input, const char *map_opt, const struct pf_opts 
 			dat = NULL;
 		}
 		free(dat);
-		in->map_path = map_opt ? strdup(map_opt) : ex_join(input, "stack_map_bin");
-		in->ks = ex_join(input, "kallsyms");
+		in->map_path = map_opt ? strdup(map_opt) : sm_path_join(input, "stack_map_bin");
+		in->ks = sm_path_join(input, "kallsyms");
 		if (!in->trace || !in->map_path || !in->ks)
 			return SM_EXIT_USAGE;
 		if (!sm_opts.kallsyms && !sm_opts.no_kallsyms && access(in->ks, R_OK) == 0)

@@ -99,7 +99,7 @@ static const struct smbin_stack *rep_find(const struct smbin_map *map, uint32_t 
 static int rep_on_stack(void *arg, uint32_t ev, const struct tp_stackref *ref)
 {
 	struct rep *r = arg;
-	size_t len = 0, i;
+	size_t len;
 	long idx;
 
 	if (!ref->full) {
@@ -109,24 +109,8 @@ static int rep_on_stack(void *arg, uint32_t ev, const struct tp_stackref *ref)
 		return rep_count(r, ev, 0, ref->id);
 	}
 	r->refs_full++;
-	for (i = 0; i < ref->nr; i++)
-		len += strlen(ref->frames[i]) + 1;
-	if (len + 1 > r->joincap) {
-		char *n = realloc(r->joinbuf, len + 1);
-
-		if (!n)
-			return -ENOMEM;
-		r->joinbuf = n;
-		r->joincap = len + 1;
-	}
-	len = 0;
-	for (i = 0; i < ref->nr; i++) {
-		size_t n = strlen(ref->frames[i]);
-
-		memcpy(r->joinbuf + len, ref->frames[i], n);
-		len += n;
-		r->joinbuf[len++] = '\n';
-	}
+	if (sm_join_frames(&r->joinbuf, &r->joincap, ref->frames, ref->nr, &len))
+		return -ENOMEM;
 	idx = tp_strtab_intern(&r->full, r->joinbuf, len);
 	if (idx < 0)
 		return (int)idx;
@@ -375,16 +359,6 @@ out:
 	return ret;
 }
 
-static char *rep_path(const char *dir, const char *name)
-{
-	size_t n = strlen(dir) + strlen(name) + 2;
-	char *p = malloc(n);
-
-	if (p)
-		snprintf(p, n, "%s/%s", dir, name);
-	return p;
-}
-
 int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -461,15 +435,15 @@ int cmd_report(int argc, char **argv)
 	}
 	if (dir) {
 		if (!trace_path) {
-			trace_path = rep_path(dir, "trace.dat");
+			trace_path = sm_path_join(dir, "trace.dat");
 			if (trace_path && access(trace_path, F_OK)) {
 				free(trace_path);
-				trace_path = rep_path(dir, "trace");
+				trace_path = sm_path_join(dir, "trace");
 			}
 		}
 		if (!map_path)
-			map_path = rep_path(dir, "stack_map_bin");
-		ks_path = rep_path(dir, "kallsyms");
+			map_path = sm_path_join(dir, "stack_map_bin");
+		ks_path = sm_path_join(dir, "kallsyms");
 		if (ks_path && !sm_opts.kallsyms && !sm_opts.no_kallsyms &&
 		    access(ks_path, R_OK) == 0)
 			sm_opts.kallsyms = ks_path;

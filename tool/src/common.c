@@ -66,6 +66,40 @@ int sm_parse_uint(const char *s, unsigned long *out)
 	return 0;
 }
 
+char *sm_path_join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *p = malloc(n);
+
+	if (p)
+		snprintf(p, n, "%s/%s", dir, name);
+	return p;
+}
+
+int sm_join_frames(char **buf, size_t *cap, const char *const *frames, size_t nr, size_t *len)
+{
+	size_t need = 1, n, i;
+
+	for (i = 0; i < nr; i++)
+		need += strlen(frames[i]) + 1;
+	if (need > *cap) {
+		char *b = realloc(*buf, need);
+
+		if (!b)
+			return -ENOMEM;
+		*buf = b;
+		*cap = need;
+	}
+	*len = 0;
+	for (i = 0; i < nr; i++) {
+		n = strlen(frames[i]);
+		memcpy(*buf + *len, frames[i], n);
+		*len += n;
+		(*buf)[(*len)++] = '\n';
+	}
+	return 0;
+}
+
 int sm_load_syms(struct syms *s, int *have_syms)
 {
 	return sm_load_syms_text(s, have_syms, NULL, 0, NULL);

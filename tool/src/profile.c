@@ -388,7 +388,7 @@ static uint64_t pf_text_addr(const char *t)
 
 static long pf_stack_full(struct pf *p, const struct ev_stack *es)
 {
-	size_t len = 0, i;
+	size_t len, i;
 	long key, st;
 	int ret;
 
@@ -400,19 +400,8 @@ static long pf_stack_full(struct pf *p, const struct ev_stack *es)
 		}
 		return pf_stack_commit(p, es->nr);
 	}
-	for (i = 0; i < es->nr; i++)
-		len += strlen(es->frames[i]) + 1;
-	p->joinbuf = pf_grow(p->joinbuf, &p->joincap, len + 1, 1);
-	if (!p->joinbuf)
+	if (sm_join_frames(&p->joinbuf, &p->joincap, es->frames, es->nr, &len))
 		return -ENOMEM;
-	len = 0;
-	for (i = 0; i < es->nr; i++) {
-		size_t n = strlen(es->frames[i]);
-
-		memcpy(p->joinbuf + len, es->frames[i], n);
-		len += n;
-		p->joinbuf[len++] = '\n';
-	}
 	key = tp_strtab_intern(&p->full, p->joinbuf, len);
 	if (key < 0)
 		return key;

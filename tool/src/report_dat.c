@@ -17,8 +17,7 @@
 #include <string.h>
 #include <traceevent/event-parse.h>
 
-#define RD_NO_EVENT "(no event)"
-#define RD_NTYPES   65536
+#define RD_NTYPES 65536
 
 struct rd_state {
 	struct tp_ctx *ctx;
@@ -32,31 +31,12 @@ struct rd_state {
 	size_t frames_cap;
 };
 
-static long rd_intern(struct tp_ctx *ctx, const char *name)
-{
-	long idx = tp_strtab_intern(&ctx->events, name, strlen(name));
-
-	if (idx < 0)
-		return idx;
-	if ((size_t)idx >= ctx->event_lines_cap) {
-		size_t ncap = ctx->event_lines_cap ? ctx->event_lines_cap * 2 : 16;
-		uint64_t *n = realloc(ctx->event_lines, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		memset(n + ctx->event_lines_cap, 0, (ncap - ctx->event_lines_cap) * sizeof(*n));
-		ctx->event_lines = n;
-		ctx->event_lines_cap = ncap;
-	}
-	return idx;
-}
-
 static long rd_owner(struct rd_state *s)
 {
 	if (s->last >= 0)
 		return s->last;
 	s->ctx->unattributed++;
-	return rd_intern(s->ctx, RD_NO_EVENT);
+	return tp_intern_event(s->ctx, EV_TYPE_UNATTRIBUTED, strlen(EV_TYPE_UNATTRIBUTED));
 }
 
 static int rd_on_rec(void *arg, const struct td_rec *r)
@@ -70,7 +50,7 @@ static int rd_on_rec(void *arg, const struct td_rec *r)
 	case TD_EVENT:
 		ev = s->type_idx[r->type & 0xffff];
 		if (ev < 0) {
-			ev = rd_intern(s->ctx, r->event->name);
+			ev = tp_intern_event(s->ctx, r->event->name, strlen(r->event->name));
 			if (ev < 0)
 				return (int)ev;
 			s->type_idx[r->type & 0xffff] = ev;

@@ -140,4 +140,13 @@ void sm_frames_free(struct sm_frames *fr);
 /* Parse a decimal count for options such as --top; return 0 or -EINVAL. */
 int sm_parse_uint(const char *s, unsigned long *out);
 
+/* "DIR/NAME" in a new allocation (free() it), or NULL when memory is short. */
+char *sm_path_join(const char *dir, const char *name);
+
+/*
+ * Frame texts joined with '\n' after each (a key for a full stack) into *@buf, grown as
+ * needed (*@cap is its size); the length is stored in *@len. Return 0 or -ENOMEM.
+ */
+int sm_join_frames(char **buf, size_t *cap, const char *const *frames, size_t nr, size_t *len);
+
 #endif /* STACKMAP_H */

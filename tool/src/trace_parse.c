@@ -586,7 +586,7 @@ size_t tp_nr_events(const struct tp_ctx *ctx)
 	return ctx->events.n;
 }
 
-static long tp_intern_event(struct tp_ctx *ctx, const char *name, size_t len)
+long tp_intern_event(struct tp_ctx *ctx, const char *name, size_t len)
 {
 	long idx = tp_strtab_intern(&ctx->events, name, len);
 

@@ -161,6 +161,8 @@ int tp_finish(struct tp_ctx *ctx, tp_stack_fn fn, void *arg);
 /* Name of event type @idx ("(no event)" is used for references before any event line). */
 const char *tp_event_name(const struct tp_ctx *ctx, uint32_t idx);
 size_t tp_nr_events(const struct tp_ctx *ctx);
+/* Index of event type @name (added if new, with its line counter); or a negative errno. */
+long tp_intern_event(struct tp_ctx *ctx, const char *name, size_t len);
 
 /*
  * tp_frame_func() - the function part of a frame text for collapsed stacks: "sym+0x1/0x2
