@@ -3,7 +3,7 @@
 #
 # Plots from the benchmark CSV (build/bench/results.csv) with gnuplot:
 #   hit-latency.png     single-thread hit latency by depth, per design
-#   memory.png          bytes per unique stack (realistic mix) per design and CPU count
+#   memory.png          bytes per stored stack (realistic mix) against possible CPUs
 #   hot-stack.png       one stack hammered by all threads: throughput by thread count
 #   fill.png            distinct stacks lost by fill level
 # Usage: sh plot.sh [results.csv] [output dir]
@@ -43,19 +43,17 @@ plot_lines "$dir/hot-stack.png" "One hot stack, all threads: aggregate throughpu
 plot_lines "$dir/fill.png" "Distinct stacks lost by fill level (capacity 4096)" \
 	"stacks inserted / capacity" "stacks lost" fill "" lost
 
-# memory: bars per design for the machine's CPU count, 8 and 64 CPUs
-awk -F, '$1 == "memory" && $4 == "per_stack" && $3 != "measured" { v[$2 "," $3] = $6; c[$3] = 1; d[$2] = 1 }
-END {
-	n = 0; for (k in c) cs[n++] = k
-	for (i = 0; i < n; i++) for (j = i + 1; j < n; j++) if (cs[j] + 0 < cs[i] + 0) { t = cs[i]; cs[i] = cs[j]; cs[j] = t }
-	printf "design"; for (i = 0; i < n; i++) printf " %scpu", cs[i]; printf "\n"
-	split("stackmap rfc bpf mutex nodedup", order, " ")
-	for (o = 1; o <= 5; o++) { if (!(order[o] in d)) continue; printf "%s", order[o]; for (i = 0; i < n; i++) printf " %s", v[order[o] "," cs[i]]; printf "\n" }
-}' "$csv" >"$tmp/mem.dat"
+# memory: bytes per stored stack against possible CPUs, for this map, the RFC design and the
+# previous per-CPU design of this map (log scales: the previous one grows linearly)
+for d in stackmap rfc previous; do
+	awk -F, -v d="$d" '$1 == "memory" && $2 == d && $4 == "per_stack" && $3 + 0 > 0 { print $3, $6 }' \
+		"$csv" >"$tmp/mem-$d.dat"
+done
 gnuplot -e "set terminal pngcairo size 800,500; set output '$dir/memory.png';
-	set title 'Bytes per unique stack, realistic depth mix (nodedup: per event)';
-	set style data histograms; set style histogram clustered gap 1; set style fill solid 0.8;
-	set ylabel 'bytes'; set grid ytics; set key top left;
-	plot '$tmp/mem.dat' using 2:xtic(1) title columnheader(2),
-	     '' using 3 title columnheader(3), '' using 4 title columnheader(4)"
+	set title 'Bytes per stored stack, 2^14 realistic stacks in a 2^14 map, by possible CPUs';
+	set xlabel 'possible CPUs'; set ylabel 'bytes per stored stack';
+	set logscale x 2; set logscale y 10; set grid; set key top left;
+	plot '$tmp/mem-stackmap.dat' using 1:2 with linespoints lw 2 title 'stackmap (reference cache)',
+	     '$tmp/mem-rfc.dat' using 1:2 with linespoints lw 2 title 'rfc (520-byte elements)',
+	     '$tmp/mem-previous.dat' using 1:2 with linespoints lw 2 title 'previous stackmap (per-CPU counts)'"
 echo "plots written to $dir"

@@ -2,12 +2,13 @@
 /*
  * Benchmark: the kernel's stackmap against the RFC design, the BPF stack-trace map, a
  * mutex-protected chained table and no dedup, on the same synthetic stacks in one run.
- * Prints tables, ratios and the project's targets (PASS/MISS), and writes a CSV:
+ * Prints tables, ratios and the project's targets (PASS/MISS; exit status 1 if one is
+ * missed), and writes a CSV:
  *   section,design,param,variant,metric,value
  * Every timed figure is the median of --runs runs (default 5).
  *
  *   bench [--runs N] [--quick] [--csv FILE] [--only latency|hash|fill|scaling|herd|signals|
- *         export|memory]
+ *         export|bigmap|memory]
  *   bench --callgrind hit|insert|hash --design NAME --depth D --iters N
  *         (single-thread loop for scripts/callgrind.sh; the loop is bench_measured())
  */
@@ -94,12 +95,14 @@ __attribute__((noinline)) void bench_measured(const struct design *d, void *m,
 					      unsigned int mod)
 {
 	unsigned long i;
+	unsigned int k = 0;
 	long acc = 0;
 
+	/* No division in the loop: at ~25 cycles it would be a large part of a hit. */
 	for (i = 0; i < iters; i++) {
-		unsigned int k = (unsigned int)(i % mod);
-
 		acc += d->get_id(m, set->ips[k], set->nr[k]);
+		if (++k == mod)
+			k = 0;
 	}
 	sink = acc;
 }
@@ -115,12 +118,22 @@ __attribute__((noinline)) void bench_measured_hash(int which, const struct stack
 		const unsigned long *ips = set->ips[k];
 		unsigned int nr = set->nr[k];
 
-		if (which == 0)
+		switch (which) {
+		case 0:
 			acc += bench_jhash2((const uint32_t *)ips, nr * 2, 0x1234);
-		else if (which == 1)
+			break;
+		case 1:
 			acc += bench_xxh64(ips, nr * sizeof(long), 0x1234);
-		else
+			break;
+		case 2:
+			acc += bench_siphash(ips, nr * sizeof(long), 0x1234);
+			break;
+		case 3:
+			acc += bench_stackmap_hash(ips, nr, 0x1234);
+			break;
+		default:
 			acc += bench_crc32c(ips, nr, 0x1234);
+		}
 	}
 	sink = (long)acc;
 }
@@ -157,10 +170,27 @@ static double time_insert(const struct design *d, const struct stackset *set)
 	return (t1 - t0) / set->n;
 }
 
+/*
+ * Runs of the designs alternate (run r of every design, then run r + 1), and a ratio is the
+ * median of the runs' ratios: a drift of the machine's speed during the section (frequency,
+ * a noisy neighbour of the VM) then moves both sides of a ratio alike.
+ */
+static double lat_hit_ratio[8][NDEPTH];
+
+static double paired_ratio(const double *a, const double *b, int n)
+{
+	double q[MAX_RUNS];
+	int r;
+
+	for (r = 0; r < n; r++)
+		q[r] = a[r] / b[r];
+	return median(q, n);
+}
+
 static void bench_latency(void)
 {
+	static double vh[8][MAX_RUNS], vi[8][MAX_RUNS];
 	struct stackset set;
-	double v[MAX_RUNS];
 	char p[16];
 	int di, k, r;
 
@@ -171,16 +201,21 @@ static void bench_latency(void)
 	printf("\n");
 	for (k = 0; k < NDEPTH; k++) {
 		stackset_generate(&set, 8192, depths[k], 0, 100 + k);
+		for (r = 0; r < runs; r++) {
+			for (di = 0; di < ND; di++) {
+				vh[di][r] = time_hit(designs[di], &set, quick ? 100000 : 400000);
+				vi[di][r] = time_insert(designs[di], &set);
+			}
+		}
+		snprintf(p, sizeof(p), "%d", depths[k]);
 		for (di = 0; di < ND; di++) {
-			for (r = 0; r < runs; r++)
-				v[r] = time_hit(designs[di], &set, quick ? 100000 : 400000);
-			lat_hit[di][k] = median(v, runs);
-			for (r = 0; r < runs; r++)
-				v[r] = time_insert(designs[di], &set);
-			lat_ins[di][k] = median(v, runs);
-			snprintf(p, sizeof(p), "%d", depths[k]);
+			lat_hit_ratio[di][k] = paired_ratio(vh[0], vh[di], runs);
+			lat_hit[di][k] = median(vh[di], runs);
+			lat_ins[di][k] = median(vi[di], runs);
 			out("latency", designs[di]->name, p, "hit", "ns", lat_hit[di][k]);
 			out("latency", designs[di]->name, p, "insert", "ns", lat_ins[di][k]);
+			out("latency", designs[di]->name, p, "hit", "stackmap_ratio",
+			    lat_hit_ratio[di][k]);
 		}
 		stackset_free(&set);
 	}
@@ -193,13 +228,24 @@ static void bench_latency(void)
 			printf(" %8.1f", lat_ins[di][k]);
 		printf("\n");
 	}
+	for (di = 1; di < ND; di++) {
+		printf("stackmap hit / %s hit, median of the runs' ratios:", designs[di]->name);
+		for (k = 0; k < NDEPTH; k++)
+			printf(" %6.3f", lat_hit_ratio[di][k]);
+		printf("\n");
+	}
 }
 
-static double hash_ns[3][3];
+/* The names scripts/callgrind.sh passes to --callgrind hash --design, in the same order. */
+static const char *const hash_names[] = { "jhash2", "xxh64", "siphash", "stackmap_hash",
+					  "crc32c" };
+#define NHASH 5
+static double hash_ns[NHASH][3];
 
 static void bench_hashes(void)
 {
-	static const char *names[] = { "jhash2", "xxh64", "crc32c-sse4.2" };
+	static const char *const names[] = { "jhash2", "xxh64", "siphash", "stackmap_hash",
+					      "crc32c-sse4.2" };
 	static const int hd[] = { 16, 32, 64 };
 	struct stackset set;
 	double v[MAX_RUNS], t0;
@@ -210,7 +256,7 @@ static void bench_hashes(void)
 	       "hash", "16", "32", "64");
 	for (k = 0; k < 3; k++) {
 		stackset_generate(&set, 64, hd[k], 0, 7 + k);
-		for (h = 0; h < 3; h++) {
+		for (h = 0; h < NHASH; h++) {
 			for (r = 0; r < runs; r++) {
 				t0 = now_ns();
 				bench_measured_hash(h, &set, 1000000);
@@ -222,7 +268,7 @@ static void bench_hashes(void)
 		}
 		stackset_free(&set);
 	}
-	for (h = 0; h < 3; h++)
+	for (h = 0; h < NHASH; h++)
 		printf("%-14s %8.1f %8.1f %8.1f\n", names[h], hash_ns[h][0], hash_ns[h][1],
 		       hash_ns[h][2]);
 }
@@ -287,7 +333,31 @@ struct mt {
 	unsigned long herd_dups, herd_fail;
 	unsigned long sig_calls[MAX_T], sig_fail[MAX_T];
 	double t_start, t_end;
+	/* stackmap only, read before the map is destroyed: sum of ref counts, successes */
+	unsigned long long ref_sum, successes;
 };
+
+/* Sum of every id's reference count (one fold, as the exports read them), and successes. */
+static void stackmap_totals(struct stackmap *map, unsigned long long *ref_sum,
+			    unsigned long long *successes)
+{
+	struct stackmap_stats st;
+	u32 *counts = calloc(stackmap_capacity(map), sizeof(*counts)), id, limit;
+	struct stackmap_stack s;
+
+	*ref_sum = 0;
+	stackmap_read_lock(map);
+	limit = stackmap_id_limit(map);
+	if (counts)
+		stackmap_fold_counts(map, counts);
+	for (id = 0; counts && id < limit; id++)
+		if (stackmap_lookup(map, id, &s, counts))
+			*ref_sum += s.ref_count;
+	stackmap_get_stats(map, &st);
+	stackmap_read_unlock(map);
+	*successes = counts ? st.successes : ~0ULL;
+	free(counts);
+}
 
 struct mt_arg {
 	struct mt *mt;
@@ -428,6 +498,8 @@ static double mt_run(struct mt *mt, unsigned int bits)
 		pthread_join(tid[t], NULL);
 	mt->t_end = now_ns();
 	el = mt->t_end - mt->t_start;
+	if (mt->d == &design_stackmap)
+		stackmap_totals(mt->m, &mt->ref_sum, &mt->successes);
 	mt->d->destroy(mt->m);
 	return (double)mt->ops * mt->threads / el * 1e3;
 }
@@ -495,6 +567,9 @@ static void bench_scaling(struct stackset *hot)
 }
 
 static unsigned long herd_dups[8][MAX_T + 1];
+/* stackmap: calls whose count is missing or extra (|sum of ref counts - successes|) */
+static unsigned long long herd_count_err, herd_success_err, sig_count_err;
+static unsigned long sig_fail_total[8];
 
 static void bench_herd(struct stackset *hot)
 {
@@ -514,8 +589,18 @@ static void bench_herd(struct stackset *hot)
 			mt.mode = 2;
 			mt_run(&mt, 15);
 			herd_dups[di][tl[i]] = mt.herd_dups;
-			printf("%-9s %u threads: %lu rounds, %lu duplicate ids, %lu failed calls\n",
+			printf("%-9s %u threads: %lu rounds, %lu duplicate ids, %lu failed calls",
 			       designs[di]->name, tl[i], mt.ops, mt.herd_dups, mt.herd_fail);
+			if (designs[di] == &design_stackmap) {
+				unsigned long long calls = (unsigned long long)mt.ops * tl[i];
+
+				herd_count_err += mt.ref_sum > mt.successes ?
+					mt.ref_sum - mt.successes : mt.successes - mt.ref_sum;
+				herd_success_err += mt.successes + mt.herd_fail != calls;
+				printf(", sum of ref counts %llu, successes %llu", mt.ref_sum,
+				       mt.successes);
+			}
+			printf("\n");
 			snprintf(p, sizeof(p), "%u", tl[i]);
 			out("herd", designs[di]->name, p, "", "duplicates", mt.herd_dups);
 			out("herd", designs[di]->name, p, "", "rounds", mt.ops);
@@ -546,8 +631,16 @@ static void bench_signals(struct stackset *hot)
 			calls += mt.sig_calls[t];
 			fails += mt.sig_fail[t];
 		}
-		printf("%-9s %8.2f Mcalls/s, %lu handler calls, %lu failed in the handler\n",
+		printf("%-9s %8.2f Mcalls/s, %lu handler calls, %lu failed in the handler",
 		       designs[di]->name, tp, calls, fails);
+		sig_fail_total[di] = fails;
+		if (designs[di] == &design_stackmap) {
+			sig_count_err += mt.ref_sum > mt.successes ? mt.ref_sum - mt.successes :
+								     mt.successes - mt.ref_sum;
+			printf(", sum of ref counts %llu, successes %llu", mt.ref_sum,
+			       mt.successes);
+		}
+		printf("\n");
 		out("signals", designs[di]->name, "", "", "mops", tp);
 		out("signals", designs[di]->name, "", "", "handler_calls", calls);
 		out("signals", designs[di]->name, "", "", "handler_failed", fails);
@@ -622,61 +715,136 @@ static void bench_export_reset(struct stackset *hot)
 	}
 }
 
+/* ------------------------------------------------------------ full map at 256 CPUs */
+
+static double big_export_ms[8], big_reset_ms[8];
+#define BIG_CPUS 256
+
+/*
+ * Fill a 2^14 map with 2^14 realistic stacks, inserted and hit from all 256 "CPUs" in turn
+ * (so every CPU's reference cache holds pending counts), as the caller's shim CPU changes.
+ */
+static unsigned int big_fill(const struct design *d, void *m, const struct stackset *set)
+{
+	unsigned int i, stored = 0;
+
+	for (i = 0; i < set->n; i++) {
+		shim_thread_set_cpu((int)(i % BIG_CPUS));
+		stored += d->get_id(m, set->ips[i], set->nr[i]) >= 0;
+		shim_thread_set_cpu((int)((i * 7 + 3) % BIG_CPUS));
+		d->get_id(m, set->ips[i], set->nr[i]);
+	}
+	shim_thread_set_cpu(0);
+	return stored;
+}
+
+static void bench_bigmap(void)
+{
+	const struct design *d2[2] = { &design_stackmap, &design_rfc };
+	double ve[MAX_RUNS], vr[MAX_RUNS], t0;
+	struct stackset set;
+	unsigned int stored = 0;
+	int di, r;
+	void *m;
+
+	stackset_generate(&set, 1U << 14, STACKS_DEPTH_REALISTIC, 0, 78);
+	shim_set_nr_cpus(BIG_CPUS);
+	shim_thread_register(0);
+	printf("\n== A full 2^14 map with %d possible CPUs: full export and reset, ms (median of "
+	       "%d) ==\n", BIG_CPUS, runs);
+	for (di = 0; di < 2; di++) {
+		m = d2[di]->create(14);
+		for (r = 0; r < runs; r++) {
+			stored = big_fill(d2[di], m, &set);
+			t0 = now_ns();
+			d2[di]->export_all(m);
+			ve[r] = (now_ns() - t0) / 1e6;
+			t0 = now_ns();
+			d2[di]->reset(m);
+			vr[r] = (now_ns() - t0) / 1e6;
+		}
+		d2[di]->destroy(m);
+		big_export_ms[di] = median(ve, runs);
+		big_reset_ms[di] = median(vr, runs);
+		printf("%-9s %u stacks: export %8.3f ms, reset %8.3f ms\n", d2[di]->name, stored,
+		       big_export_ms[di], big_reset_ms[di]);
+		out("bigmap", d2[di]->name, "256", "export", "ms", big_export_ms[di]);
+		out("bigmap", d2[di]->name, "256", "reset", "ms", big_reset_ms[di]);
+	}
+	shim_thread_unregister();
+	shim_set_nr_cpus(MAX_T);
+	stackset_free(&set);
+}
+
 /* ------------------------------------------------------------ memory */
 
-static double mem_per[8];
+static const unsigned int mem_cpus[] = { 1, 2, 8, 64, 256, 1024 };
+#define NMEM ((int)(sizeof(mem_cpus) / sizeof(mem_cpus[0])))
+static double mem_sm[NMEM], mem_rfc[NMEM], mem_sm_total[NMEM];
+
+/*
+ * Bytes a design really allocated (counted by the shim's heap) for a 2^14 map filled with
+ * the realistic stacks, per stack it stored.
+ */
+static double measured_per_stack(const struct design *d, const struct stackset *set,
+				 double *total)
+{
+	size_t before = shim_allocated_bytes();
+	unsigned int i, stored = 0;
+	void *m = d->create(14);
+
+	for (i = 0; i < set->n; i++)
+		stored += d->get_id(m, set->ips[i], set->nr[i]) >= 0;
+	*total = (double)(shim_allocated_bytes() - before);
+	d->destroy(m);
+	return stored ? *total / stored : 0;
+}
 
 static void bench_memory(void)
 {
+	const struct design *maps[] = { &design_stackmap, &design_rfc, &design_bpf, &design_mutex };
+	double per, total, prev;
 	struct stackset set;
-	struct stackmap_stats st;
-	struct stackmap *map;
-	unsigned int i, cpus[3] = { 0, 8, 64 }, c;
-	double ours_measured;
 	char p[16];
-	int di;
+	int c, k;
 
 	stackset_generate(&set, 1U << 14, STACKS_DEPTH_REALISTIC, 0, 77);
-	cpus[0] = ncpu;
-	printf("\n== Memory per unique stack, realistic depth mix (mean %.1f frames) ==\n",
-	       set.mean_depth);
-	printf("%-9s %12s %12s %12s %14s\n", "design", "B/stack@ncpu", "B/stack@8cpu",
-	       "B/stack@64cpu", "alloc@2^14/cap");
-	for (di = 0; di < ND; di++) {
-		printf("%-9s", designs[di]->name);
-		for (c = 0; c < 3; c++) {
-			double b = designs[di]->bytes_per_stack(set.mean_depth, cpus[c]);
-
-			if (c == 0)
-				mem_per[di] = b;
-			printf(" %12.1f", b);
-			snprintf(p, sizeof(p), "%u", cpus[c]);
-			out("memory", designs[di]->name, p, "per_stack", "bytes", b);
+	printf("\n== Memory per stored stack: 2^14 realistic stacks (mean %.1f frames) into a 2^14 "
+	       "map, from what each design allocated ==\n", set.mean_depth);
+	printf("%-6s %10s %10s %8s %10s %10s %12s %12s\n", "CPUs", "stackmap", "rfc", "ratio",
+	       "bpf", "mutex", "previous", "stackmap MB");
+	for (c = 0; c < NMEM; c++) {
+		shim_set_nr_cpus(mem_cpus[c]);
+		shim_thread_register(0);
+		snprintf(p, sizeof(p), "%u", mem_cpus[c]);
+		printf("%-6u", mem_cpus[c]);
+		for (k = 0; k < 4; k++) {
+			per = measured_per_stack(maps[k], &set, &total);
+			if (k == 0) {
+				mem_sm[c] = per;
+				mem_sm_total[c] = total;
+				out("memory", "stackmap", p, "total", "bytes", total);
+			} else if (k == 1) {
+				mem_rfc[c] = per;
+			}
+			out("memory", maps[k]->name, p, "per_stack", "bytes", per);
+			printf(" %10.1f", per);
+			if (k == 1)
+				printf(" %8.3f", mem_sm[c] / mem_rfc[c]);
 		}
-		printf(" %14.1f\n", designs[di]->bytes_allocated(14, ncpu) / (1 << 14));
-		snprintf(p, sizeof(p), "%u", ncpu);
-		out("memory", designs[di]->name, p, "allocated_per_capacity", "bytes",
-		    designs[di]->bytes_allocated(14, ncpu) / (1 << 14));
+		/*
+		 * The previous design of this map (one 8-byte local_t per stack per possible
+		 * CPU), from its allocation: 16 (table) + 128 (records) + 4 (id array) + 8 per
+		 * CPU, per stack of capacity, and 64 bytes per CPU, over the same stacks stored.
+		 */
+		prev = ((16.0 + 128 + 4 + 8.0 * mem_cpus[c]) * (1 << 14) + 64.0 * mem_cpus[c]) /
+		       set.n;
+		out("memory", "previous", p, "per_stack", "bytes", prev);
+		printf(" %12.1f %12.3f\n", prev, mem_sm_total[c] / 1e6);
+		shim_thread_unregister();
 	}
-	/* Check the model against the real map: fill one and read its accounting. */
-	shim_set_nr_cpus(ncpu);
-	shim_thread_register(0);
-	map = stackmap_create(14);
-	for (i = 0; i < set.n; i++)
-		stackmap_get_id(map, set.ips[i], set.nr[i]);
-	stackmap_get_stats(map, &st);
-	ours_measured = (2.0 * sizeof(unsigned long) * st.table_size / 2 + st.storage_used +
-			 4.0 * st.capacity + (double)ncpu * sizeof(long) * st.capacity) /
-			st.entries;
-	printf("stackmap measured: %llu of %llu stacks stored, storage %llu / %llu bytes, "
-	       "%.1f B per stored stack, %.1f MB allocated (RFC design: %.1f MB)\n",
-	       (unsigned long long)st.entries, (unsigned long long)st.capacity,
-	       (unsigned long long)st.storage_used, (unsigned long long)st.storage_size,
-	       ours_measured, st.memory / 1048576.0,
-	       design_rfc.bytes_allocated(14, ncpu) / 1048576.0);
-	out("memory", "stackmap", "measured", "per_stack", "bytes", ours_measured);
-	stackmap_destroy(map);
-	shim_thread_unregister();
+	printf("(nodedup stores no map: %.1f bytes per event, every event)\n",
+	       24 + 8 * set.mean_depth);
 	shim_set_nr_cpus(MAX_T);
 	stackset_free(&set);
 }
@@ -694,8 +862,9 @@ static void target(const char *what, double ratio, int pass, const char *need)
 
 static void print_targets(void)
 {
+	unsigned int tl[3] = { 1, ncpu, 2 * ncpu }, t;
 	double r;
-	int k;
+	int k, c;
 	char what[128];
 
 	printf("\n== Targets (ratios to the baseline in this run) ==\n");
@@ -703,29 +872,52 @@ static void print_targets(void)
 		 herd_dups[1][ncpu], ncpu);
 	target(what, (double)herd_dups[0][ncpu] + herd_dups[0][2 * ncpu],
 	       herd_dups[0][ncpu] + herd_dups[0][2 * ncpu] == 0, "0 duplicates");
-	r = mem_per[0] / mem_per[1];
-	target("memory per stack vs rfc (realistic mix)", r, r <= 0.35, "<= 0.35");
-	for (k = 2; k < NDEPTH; k++) {
-		r = lat_hit[0][k] / lat_hit[1][k];
-		snprintf(what, sizeof(what), "hit time vs rfc at %d frames", depths[k]);
-		target(what, r, r <= 0.5, "<= 0.5");
+	target("herd: |sum of ref counts - successes|, and successes + failures != calls",
+	       (double)herd_count_err + herd_success_err, !herd_count_err && !herd_success_err,
+	       "0");
+	target("signals: |sum of ref counts - successes|", (double)sig_count_err, !sig_count_err,
+	       "0");
+	for (c = 0; c < NMEM; c++) {
+		r = mem_sm[c] / mem_rfc[c];
+		snprintf(what, sizeof(what), "memory per stored stack vs rfc, %u possible CPUs",
+			 mem_cpus[c]);
+		target(what, r, r <= 0.35, "<= 0.35");
 	}
-	r = hot_tp[0][2 * ncpu] / hot_tp[1][2 * ncpu];
-	snprintf(what, sizeof(what), "hot stack throughput vs rfc, %u threads", 2 * ncpu);
-	target(what, r, r >= 2, ">= 2");
-	r = hot_tp[0][ncpu] / hot_tp[1][ncpu];
-	snprintf(what, sizeof(what), "hot stack throughput vs rfc, %u threads", ncpu);
-	target(what, r, r >= 2, ">= 2");
+	target("whole 2^14 map with 1024 possible CPUs, MB (10^6 bytes)",
+	       mem_sm_total[NMEM - 1] / 1e6, mem_sm_total[NMEM - 1] < 3e6, "< 3");
+	for (k = 2; k < NDEPTH; k++) {
+		r = lat_hit_ratio[1][k];
+		snprintf(what, sizeof(what), "hit time vs rfc at %d frames", depths[k]);
+		target(what, r, r <= 0.4, "<= 0.4");
+	}
+	for (k = 0; k < 3; k++) {
+		t = tl[k];
+		if (k && t == tl[k - 1])
+			continue;
+		r = hot_tp[0][t] / hot_tp[1][t];
+		snprintf(what, sizeof(what), "hot stack throughput vs rfc, %u thread%s", t,
+			 t > 1 ? "s" : "");
+		target(what, r, r >= 2, ">= 2");
+	}
+	if (ncpu >= 2) {
+		r = hot_tp[0][2] / hot_tp[0][1];
+		target("hot stack, stackmap: 2 threads / 1 thread", r, r >= 1.6, ">= 1.6");
+	}
+	r = big_export_ms[0] / big_export_ms[1];
+	target("full export of a full 2^14 map, 256 CPUs, time vs rfc", r, r <= 1, "<= 1");
+	r = big_reset_ms[0] / big_reset_ms[1];
+	target("reset of a full 2^14 map, 256 CPUs, time vs rfc", r, r <= 1, "<= 1");
 	target("distinct stacks lost at n = capacity (bpf lost the rest)", lost_at_full[0],
 	       lost_at_full[0] == 0, "0");
 	for (k = 2; k < NDEPTH; k++) {
-		r = lat_hit[0][k] / lat_hit[2][k];
+		r = lat_hit_ratio[2][k];
 		snprintf(what, sizeof(what), "hit time vs bpf at %d frames", depths[k]);
 		target(what, r, r <= 1.3, "<= 1.3");
 	}
-	r = scal[0][2][1] / scal[3][2][1];
-	target("throughput vs mutex table, 2 threads, 90% repeats", r, r >= 3, ">= 3");
-	printf("(instruction-count targets: see scripts/callgrind.sh output)\n");
+	printf("(baseline only: the mutex table failed %lu of its signal-handler calls, which "
+	       "could not take the lock; stackmap %lu)\n", sig_fail_total[3], sig_fail_total[0]);
+	printf("%d target%s missed here; instruction counts: scripts/callgrind.sh\n", misses,
+	       misses == 1 ? "" : "s");
 }
 
 /* ------------------------------------------------------------ callgrind mode */
@@ -738,9 +930,12 @@ static int callgrind_mode(const char *what, const char *dname, int depth, unsign
 	void *m;
 
 	if (!strcmp(what, "hash")) {
+		for (i = 0; i < NHASH && strcmp(hash_names[i], dname); i++)
+			;
+		if (i == NHASH)
+			return 2;
 		stackset_generate(&set, 64, depth, 0, 7);
-		bench_measured_hash(!strcmp(dname, "jhash2") ? 0 : !strcmp(dname, "xxh64") ? 1 : 2,
-				    &set, iters);
+		bench_measured_hash((int)i, &set, iters);
 		return 0;
 	}
 	if (!d)
@@ -836,6 +1031,8 @@ int main(int argc, char **argv)
 		bench_signals(&hot);
 	if (want("export"))
 		bench_export_reset(&hot);
+	if (want("bigmap"))
+		bench_bigmap();
 	if (want("memory"))
 		bench_memory();
 	if (!only)
@@ -843,5 +1040,5 @@ int main(int argc, char **argv)
 	stackset_free(&hot);
 	if (csv)
 		fclose(csv);
-	return 0;
+	return misses ? 1 : 0;
 }

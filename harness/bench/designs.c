@@ -15,11 +15,23 @@
 #include "designs.h"
 #include "stackmap.h"
 
-void rcu_read_lock_sched_notrace(void);
-void rcu_read_unlock_sched_notrace(void);
 void synchronize_rcu(void);
 
 #define MAX_DEPTH 64
+
+/*
+ * Every design allocates through the shim's counted heap, so that the memory figures of the
+ * benchmark are what each design really allocated.
+ */
+static void *bench_calloc(size_t n, size_t size)
+{
+	return n && size > SIZE_MAX / n ? NULL : shim_alloc(n * size, true, false);
+}
+
+static void *bench_malloc(size_t size)
+{
+	return shim_alloc(size, false, false);
+}
 
 /* ---------------------------------------------------------------- stackmap (ours) */
 
@@ -43,41 +55,34 @@ static int sm_reset(void *m)
 	return stackmap_reset(m, NULL, NULL);
 }
 
+/* As the kernel's exports do: one fold of the counts per export, into a fresh array. */
 static unsigned long sm_export(void *m)
 {
 	struct stackmap_stack s;
 	unsigned long n = 0, sum = 0;
-	u32 id, limit;
+	u32 id, limit, *counts;
 
+	counts = bench_calloc(stackmap_capacity(m), sizeof(*counts));
+	if (!counts)
+		return 0;
 	stackmap_read_lock(m);
 	limit = stackmap_id_limit(m);
+	stackmap_fold_counts(m, counts);
 	for (id = 0; id < limit; id++) {
-		if (stackmap_lookup(m, id, &s)) {
+		if (stackmap_lookup(m, id, &s, counts)) {
 			n++;
 			sum += s.ips[s.nr - 1] + s.ref_count;
 		}
 	}
 	stackmap_read_unlock(m);
+	shim_free(counts);
 	return n + (sum == 1);
 }
 
-static double sm_bytes_per_stack(double depth, unsigned int ncpu)
-{
-	/* 2 table slots, record 8 + 8 * depth, id_off, one local_t per CPU */
-	return 2 * sizeof(unsigned long) + 8 + 8 * depth + sizeof(u32) + ncpu * sizeof(long);
-}
 
-static double sm_bytes_allocated(unsigned int bits, unsigned int ncpu)
-{
-	double cap = (double)(1UL << bits);
-
-	return cap * (2 * sizeof(unsigned long) + STACKMAP_BYTES_PER_STACK + sizeof(u32) +
-		      ncpu * sizeof(long));
-}
 
 const struct design design_stackmap = {
 	"stackmap", sm_create, sm_destroy, sm_get_id, sm_reset, sm_export,
-	sm_bytes_per_stack, sm_bytes_allocated,
 };
 
 /* ---------------------------------------------------------------- RFC design */
@@ -103,20 +108,20 @@ struct rfc_map {
 
 static void *rfc_create(unsigned int bits)
 {
-	struct rfc_map *m = calloc(1, sizeof(*m));
+	struct rfc_map *m = bench_calloc(1, sizeof(*m));
 
 	if (!m)
 		return NULL;
 	m->bits = bits;
 	m->mask = (2U << bits) - 1;
 	m->pool_size = 1U << bits;
-	m->slots = calloc((size_t)m->mask + 1, sizeof(*m->slots));
-	m->pool = calloc(m->pool_size, sizeof(*m->pool));
+	m->slots = bench_calloc((size_t)m->mask + 1, sizeof(*m->slots));
+	m->pool = bench_calloc(m->pool_size, sizeof(*m->pool));
 	m->seed = 0x2545f491;
 	if (!m->slots || !m->pool) {
-		free(m->slots);
-		free(m->pool);
-		free(m);
+		shim_free(m->slots);
+		shim_free(m->pool);
+		shim_free(m);
 		return NULL;
 	}
 	return m;
@@ -126,9 +131,9 @@ static void rfc_destroy(void *p)
 {
 	struct rfc_map *m = p;
 
-	free(m->slots);
-	free(m->pool);
-	free(m);
+	shim_free(m->slots);
+	shim_free(m->pool);
+	shim_free(m);
 }
 
 static void rfc_ref(struct rfc_elt *e)
@@ -241,21 +246,10 @@ static unsigned long rfc_export(void *p)
 	return n + (sum == 1);
 }
 
-static double rfc_bytes_per_stack(double depth, unsigned int ncpu)
-{
-	(void)depth;
-	(void)ncpu;
-	return 2 * sizeof(struct rfc_slot) + sizeof(struct rfc_elt);
-}
 
-static double rfc_bytes_allocated(unsigned int bits, unsigned int ncpu)
-{
-	return (double)(1UL << bits) * rfc_bytes_per_stack(0, ncpu);
-}
 
 const struct design design_rfc = {
 	"rfc", rfc_create, rfc_destroy, rfc_get_id, rfc_reset, rfc_export,
-	rfc_bytes_per_stack, rfc_bytes_allocated,
 };
 
 /* ---------------------------------------------------------------- BPF stack-trace map */
@@ -277,18 +271,18 @@ struct bpf_map {
 
 static void *bpf_create(unsigned int bits)
 {
-	struct bpf_map *m = calloc(1, sizeof(*m));
+	struct bpf_map *m = bench_calloc(1, sizeof(*m));
 
 	if (!m)
 		return NULL;
 	m->mask = (1U << bits) - 1;
 	m->nr_elems = 1U << bits;
-	m->buckets = calloc((size_t)m->mask + 1, sizeof(*m->buckets));
-	m->elems = calloc(m->nr_elems, sizeof(*m->elems));
+	m->buckets = bench_calloc((size_t)m->mask + 1, sizeof(*m->buckets));
+	m->elems = bench_calloc(m->nr_elems, sizeof(*m->elems));
 	if (!m->buckets || !m->elems) {
-		free(m->buckets);
-		free(m->elems);
-		free(m);
+		shim_free(m->buckets);
+		shim_free(m->elems);
+		shim_free(m);
 		return NULL;
 	}
 	return m;
@@ -298,9 +292,9 @@ static void bpf_destroy(void *p)
 {
 	struct bpf_map *m = p;
 
-	free(m->buckets);
-	free(m->elems);
-	free(m);
+	shim_free(m->buckets);
+	shim_free(m->elems);
+	shim_free(m);
 }
 
 static int bpf_get_id(void *p, const unsigned long *ips, unsigned int nr)
@@ -376,21 +370,10 @@ static unsigned long bpf_export(void *p)
 	return n + (sum == 1);
 }
 
-static double bpf_bytes_per_stack(double depth, unsigned int ncpu)
-{
-	(void)depth;
-	(void)ncpu;
-	return sizeof(struct bpf_bucket *) + sizeof(struct bpf_bucket);
-}
 
-static double bpf_bytes_allocated(unsigned int bits, unsigned int ncpu)
-{
-	return (double)(1UL << bits) * bpf_bytes_per_stack(0, ncpu);
-}
 
 const struct design design_bpf = {
 	"bpf", bpf_create, bpf_destroy, bpf_get_id, bpf_reset, bpf_export,
-	bpf_bytes_per_stack, bpf_bytes_allocated,
 };
 
 /* ---------------------------------------------------------------- mutex + chaining */
@@ -415,16 +398,16 @@ static __thread int mx_in_lock;
 
 static void *mx_create(unsigned int bits)
 {
-	struct mx_map *m = calloc(1, sizeof(*m));
+	struct mx_map *m = bench_calloc(1, sizeof(*m));
 
 	if (!m)
 		return NULL;
 	m->mask = (2U << bits) - 1;
 	m->capacity = 1U << bits;
-	m->heads = calloc((size_t)m->mask + 1, sizeof(*m->heads));
+	m->heads = bench_calloc((size_t)m->mask + 1, sizeof(*m->heads));
 	pthread_mutex_init(&m->lock, NULL);
 	if (!m->heads) {
-		free(m);
+		shim_free(m);
 		return NULL;
 	}
 	return m;
@@ -438,7 +421,7 @@ static void mx_clear(struct mx_map *m)
 	for (i = 0; i <= m->mask; i++) {
 		for (n = m->heads[i]; n; n = next) {
 			next = n->next;
-			free(n);
+			shim_free(n);
 		}
 		m->heads[i] = NULL;
 	}
@@ -450,8 +433,8 @@ static void mx_destroy(void *p)
 	struct mx_map *m = p;
 
 	mx_clear(m);
-	free(m->heads);
-	free(m);
+	shim_free(m->heads);
+	shim_free(m);
 }
 
 static int mx_get_id(void *p, const unsigned long *ips, unsigned int nr)
@@ -486,7 +469,7 @@ static int mx_get_id(void *p, const unsigned long *ips, unsigned int nr)
 	if (m->next_id >= (int)m->capacity)
 		goto out;
 	/* malloc() in the insert path: this design could not run in NMI at all. */
-	n = malloc(sizeof(*n) + nr * sizeof(*ips));
+	n = bench_malloc(sizeof(*n) + nr * sizeof(*ips));
 	if (!n)
 		goto out;
 	n->hash = hash;
@@ -528,22 +511,10 @@ static unsigned long mx_export(void *p)
 	return cnt;
 }
 
-static double mx_bytes_per_stack(double depth, unsigned int ncpu)
-{
-	(void)ncpu;
-	/* two bucket heads, node header + frames, ~16 bytes of malloc overhead */
-	return 2 * sizeof(void *) + sizeof(struct mx_node) + 8 * depth + 16;
-}
 
-static double mx_bytes_allocated(unsigned int bits, unsigned int ncpu)
-{
-	(void)ncpu;
-	return (double)(2UL << bits) * sizeof(void *);
-}
 
 const struct design design_mutex = {
 	"mutex", mx_create, mx_destroy, mx_get_id, mx_reset, mx_export,
-	mx_bytes_per_stack, mx_bytes_allocated,
 };
 
 /* ---------------------------------------------------------------- no dedup */
@@ -555,12 +526,12 @@ static __thread size_t nd_pos;
 static void *nd_create(unsigned int bits)
 {
 	(void)bits;
-	return malloc(1);
+	return bench_malloc(1);
 }
 
 static void nd_destroy(void *m)
 {
-	free(m);
+	shim_free(m);
 }
 
 static int nd_get_id(void *m, const unsigned long *ips, unsigned int nr)
@@ -589,21 +560,8 @@ static unsigned long nd_export(void *m)
 	return 0;
 }
 
-static double nd_bytes_per_stack(double depth, unsigned int ncpu)
-{
-	(void)ncpu;
-	/* per event, not per stack: ftrace's stack entry is a 24-byte header + frames */
-	return 24 + 8 * depth;
-}
 
-static double nd_bytes_allocated(unsigned int bits, unsigned int ncpu)
-{
-	(void)bits;
-	(void)ncpu;
-	return 0;
-}
 
 const struct design design_nodedup = {
 	"nodedup", nd_create, nd_destroy, nd_get_id, nd_reset, nd_export,
-	nd_bytes_per_stack, nd_bytes_allocated,
 };

@@ -25,18 +25,16 @@ struct design {
 	int (*reset)(void *m);
 	/* walk every stored stack like an exporter; returns the number walked */
 	unsigned long (*export_all)(void *m);
-	/* bytes of memory attributable to one stored stack of depth @depth, with @ncpu CPUs */
-	double (*bytes_per_stack)(double depth, unsigned int ncpu);
-	/* bytes allocated for a map of 2^bits capacity */
-	double (*bytes_allocated)(unsigned int bits, unsigned int ncpu);
 };
 
 extern const struct design design_stackmap, design_rfc, design_bpf, design_mutex,
 	design_nodedup;
 
-/* Hash functions, for the hash-only benchmark. */
+/* Hash functions, for the hash-only benchmark (hashes.c, maphash.c). */
 uint32_t bench_jhash2(const uint32_t *k, uint32_t length, uint32_t initval);
 uint64_t bench_xxh64(const void *p, size_t len, uint64_t seed);
+uint64_t bench_siphash(const void *p, size_t len, uint64_t seed);
 uint32_t bench_crc32c(const unsigned long *ips, unsigned int nr, uint32_t seed);
+uint64_t bench_stackmap_hash(const unsigned long *ips, unsigned int nr, uint64_t seed);
 
 #endif /* BENCH_DESIGNS_H */

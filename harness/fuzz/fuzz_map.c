@@ -83,7 +83,7 @@ static void fz_frames(unsigned long *ips, unsigned int nr, unsigned int family,
 
 static unsigned int fz_home(const unsigned long *ips, unsigned int nr)
 {
-	return (unsigned int)xxh64(ips, nr * sizeof(*ips), 77) % (4 * FZ_MAX_MODEL);
+	return (unsigned int)stackmap_hash(ips, nr, 77) % (4 * FZ_MAX_MODEL);
 }
 
 static int fz_find(const unsigned long *ips, unsigned int nr)
@@ -112,7 +112,7 @@ static void fz_index(int id)
 /* The one thing the model cannot know: are all slots of this stack's probe window used? */
 static bool fz_window_full(const unsigned long *ips, unsigned int nr)
 {
-	u64 hash = xxh64(ips, nr * sizeof(*ips), fz_map->seed);
+	u64 hash = stackmap_hash(ips, nr, fz_map->seed);
 	u32 idx = (u32)hash & fz_map->table_mask, k;
 
 	for (k = 0; k < STACKMAP_MAX_PROBE; k++, idx = (idx + 1) & fz_map->table_mask)
@@ -173,7 +173,7 @@ static void fz_lookup(u32 id)
 	bool got;
 
 	stackmap_read_lock(fz_map);
-	got = stackmap_lookup(fz_map, id, &s);
+	got = stackmap_lookup(fz_map, id, &s, NULL);
 	stackmap_read_unlock(fz_map);
 	FZ_EQ("lookup presence", got, id < model->next_id);
 	if (!got || id >= model->next_id)
@@ -197,6 +197,19 @@ static void fz_export(void)
 	FZ_EQ("id limit", limit, model->next_id);
 	for (id = 0; id < limit + 2; id++)
 		fz_lookup(id);
+	/* The fold gives every id's count at once: the same as the model's. */
+	{
+		u32 *counts = calloc(stackmap_capacity(fz_map), sizeof(*counts));
+
+		if (!counts)
+			abort();
+		stackmap_read_lock(fz_map);
+		stackmap_fold_counts(fz_map, counts);
+		stackmap_read_unlock(fz_map);
+		for (id = 0; id < limit; id++)
+			FZ_EQ("folded ref", counts[id], model->st[id].count);
+		free(counts);
+	}
 	FZ_EQ("stats entries", st.entries, model->next_id);
 	FZ_EQ("stats successes", st.successes, model->successes);
 	FZ_EQ("stats hits", st.hits, model->hits);

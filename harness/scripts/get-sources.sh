@@ -4,7 +4,8 @@
 # Fetch the sources the harness compiles into $1 (default build/src):
 #   kernel/trace/stackmap.[ch]  from the project's patch series (kernel/patches/series),
 #                               applied to an empty directory, filtered to those two paths;
-#   lib/xxhash.c, include/linux/{xxhash,jhash}.h, include/linux/unaligned/packed_struct.h
+#   lib/{xxhash,siphash}.c, include/linux/{xxhash,jhash,hash,siphash}.h,
+#   include/linux/unaligned/packed_struct.h
 #                               from build/linux when present, else from Debian's
 #                               /usr/src/linux-source-6.12.tar.xz.
 # STACKMAP_SRC=tree takes stackmap.[ch] from build/linux instead of the series (development
@@ -45,7 +46,7 @@ else
 	echo "get-sources: stackmap.[ch] from $tree (not from the series)"
 fi
 
-libs="lib/xxhash.c include/linux/xxhash.h include/linux/jhash.h include/linux/unaligned/packed_struct.h"
+libs="lib/xxhash.c lib/siphash.c include/linux/xxhash.h include/linux/jhash.h include/linux/hash.h include/linux/siphash.h include/linux/unaligned/packed_struct.h"
 if [ -f "$tree/lib/xxhash.c" ]; then
 	for f in $libs; do cp "$tree/$f" "$out/$f"; done
 	echo "get-sources: xxhash/jhash from $tree"

@@ -32,16 +32,20 @@
 #include "shim.h"
 
 unsigned int nr_cpu_ids = 4;
-__thread int shim_this_cpu = -1;
+__thread int shim_this_cpu SHIM_TLS = -1;
+__thread long shim_this_cpu_off SHIM_TLS = SHIM_PCPU_BAD_OFF;
 char shim_pcpu_area[SHIM_NR_CPUS][SHIM_PCPU_UNIT] __attribute__((aligned(64)));
 void (*shim_cmpxchg_hook)(void *ptr);
+void (*shim_this_cpu_cmpxchg_hook)(void *ptr);
+static size_t shim_allocated;
 
-struct shim_thread {
-	unsigned long nest;
-	unsigned long qs;
-};
+static void shim_set_cpu(int cpu)
+{
+	shim_this_cpu = cpu;
+	shim_this_cpu_off = cpu < 0 ? SHIM_PCPU_BAD_OFF : (long)cpu * SHIM_PCPU_UNIT;
+}
 
-static __thread struct shim_thread shim_self;
+__thread struct shim_thread shim_self SHIM_TLS;
 static struct shim_thread *shim_threads[SHIM_MAX_THREADS];
 static pthread_mutex_t shim_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -79,13 +83,13 @@ int shim_thread_register(int cpu)
 	}
 	pthread_mutex_unlock(&shim_lock);
 	if (!ret)
-		shim_this_cpu = cpu;
+		shim_set_cpu(cpu);
 	return ret;
 }
 
 void shim_thread_set_cpu(int cpu)
 {
-	shim_this_cpu = cpu;
+	shim_set_cpu(cpu);
 }
 
 void shim_thread_unregister(void)
@@ -97,33 +101,17 @@ void shim_thread_unregister(void)
 		if (shim_threads[i] == &shim_self)
 			shim_threads[i] = NULL;
 	pthread_mutex_unlock(&shim_lock);
-	shim_this_cpu = -1;
+	shim_set_cpu(-1);
 }
 
 #ifdef SHIM_X86_PERCPU
 /*
- * Fast read side, like the kernel's preempt_disable(): single-instruction increments with
- * only compiler barriers. The full barrier the Dekker argument above needs on the reader's
- * side is supplied by synchronize_rcu() with membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED),
- * which runs a memory barrier on every CPU running one of our threads (liburcu's "memb"
- * flavour does the same).
+ * The fast read side (shim.h) has only compiler barriers, like the kernel's
+ * preempt_disable(). The full barrier the Dekker argument above needs on the reader's side
+ * is supplied by synchronize_rcu() with membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED), which
+ * runs a memory barrier on every CPU running one of our threads (liburcu's "memb" flavour
+ * does the same).
  */
-void rcu_read_lock_sched_notrace(void)
-{
-	__asm__ __volatile__("incq %0" : "+m"(shim_self.nest) : : "memory");
-}
-
-void rcu_read_unlock_sched_notrace(void)
-{
-	unsigned long n;
-
-	__asm__ __volatile__("" : : : "memory");
-	__asm__ __volatile__("decq %0" : "+m"(shim_self.nest) : : "memory");
-	n = __atomic_load_n(&shim_self.nest, __ATOMIC_RELAXED);
-	if (n == 0)
-		__asm__ __volatile__("incq %0" : "+m"(shim_self.qs) : : "memory");
-}
-
 static void shim_membarrier(void)
 {
 	static int registered;
@@ -141,17 +129,6 @@ static void shim_membarrier(void)
 	}
 }
 #else
-void rcu_read_lock_sched_notrace(void)
-{
-	__atomic_add_fetch(&shim_self.nest, 1, __ATOMIC_SEQ_CST);
-}
-
-void rcu_read_unlock_sched_notrace(void)
-{
-	if (__atomic_sub_fetch(&shim_self.nest, 1, __ATOMIC_SEQ_CST) == 0)
-		__atomic_add_fetch(&shim_self.qs, 1, __ATOMIC_RELEASE);
-}
-
 static void shim_membarrier(void)
 {
 }
@@ -194,9 +171,9 @@ void synchronize_rcu(void)
 }
 
 /* Per-CPU allocator: fixed slots in unit 0, same offsets in every other unit. */
-#define SHIM_PCPU_SLOT	256
+#define SHIM_PCPU_SLOT	1024
 #define SHIM_PCPU_SLOTS	(SHIM_PCPU_UNIT / SHIM_PCPU_SLOT)
-static bool shim_pcpu_used[SHIM_PCPU_SLOTS];
+static size_t shim_pcpu_size[SHIM_PCPU_SLOTS];
 
 void *shim_alloc_percpu(size_t size)
 {
@@ -207,11 +184,13 @@ void *shim_alloc_percpu(size_t size)
 		return NULL;
 	pthread_mutex_lock(&shim_lock);
 	for (i = 0; i < SHIM_PCPU_SLOTS; i++) {
-		if (!shim_pcpu_used[i]) {
-			shim_pcpu_used[i] = true;
+		if (!shim_pcpu_size[i]) {
+			shim_pcpu_size[i] = size ? size : 1;
 			p = &shim_pcpu_area[0][i * SHIM_PCPU_SLOT];
 			for (cpu = 0; cpu < SHIM_NR_CPUS; cpu++)
 				memset(&shim_pcpu_area[cpu][i * SHIM_PCPU_SLOT], 0, SHIM_PCPU_SLOT);
+			/* The kernel reserves a per-CPU area for every possible CPU. */
+			__atomic_add_fetch(&shim_allocated, size * nr_cpu_ids, __ATOMIC_RELAXED);
 			break;
 		}
 	}
@@ -231,23 +210,58 @@ long shim_pcpu_slot_offset(const void *addr)
 void shim_free_percpu(void *p)
 {
 	size_t off;
+	int i;
 
 	if (!p)
 		return;
 	off = (size_t)((char *)p - &shim_pcpu_area[0][0]);
+	i = (int)(off / SHIM_PCPU_SLOT);
 	pthread_mutex_lock(&shim_lock);
-	shim_pcpu_used[off / SHIM_PCPU_SLOT] = false;
+	__atomic_sub_fetch(&shim_allocated, shim_pcpu_size[i] * nr_cpu_ids, __ATOMIC_RELAXED);
+	shim_pcpu_size[i] = 0;
 	pthread_mutex_unlock(&shim_lock);
 }
 
-/* vmalloc() memory is not zeroed in the kernel: poison it so nothing relies on zeroes. */
-void *shim_vmalloc(size_t size)
-{
-	void *p = malloc(size ? size : 1);
+/*
+ * Heap allocations carry their size in a header so that frees can be counted. Header and
+ * allocation are cache-line aligned, as kmalloc() is for the objects the map allocates
+ * (struct stackmap has a ____cacheline_aligned member).
+ */
+#define SHIM_HDR	64
 
-	if (p)
-		memset(p, 0xa5, size);
-	return p;
+void *shim_alloc(size_t size, bool zero, bool poison)
+{
+	char *p;
+
+	if (size > SIZE_MAX - SHIM_HDR)
+		return NULL;
+	if (posix_memalign((void **)&p, SHIM_HDR, size + SHIM_HDR))
+		return NULL;
+	if (zero)
+		memset(p + SHIM_HDR, 0, size);
+	memcpy(p, &size, sizeof(size));
+	if (poison)
+		memset(p + SHIM_HDR, 0xa5, size);
+	__atomic_add_fetch(&shim_allocated, size, __ATOMIC_RELAXED);
+	return p + SHIM_HDR;
+}
+
+void shim_free(void *q)
+{
+	char *p = q;
+	size_t size;
+
+	if (!p)
+		return;
+	p -= SHIM_HDR;
+	memcpy(&size, p, sizeof(size));
+	__atomic_sub_fetch(&shim_allocated, size, __ATOMIC_RELAXED);
+	free(p);
+}
+
+size_t shim_allocated_bytes(void)
+{
+	return __atomic_load_n(&shim_allocated, __ATOMIC_RELAXED);
 }
 
 static u64 shim_rand_state = 0x9e3779b97f4a7c15ULL;

@@ -208,7 +208,7 @@ static unsigned long export_pass(int *gen_export)
 	if (limit > (1U << MAP_BITS))
 		violation("id limit %u above capacity", limit);
 	for (id = 0; id < limit; id++) {
-		if (!stackmap_lookup(map, id, &st))
+		if (!stackmap_lookup(map, id, &st, NULL))
 			continue;
 		n++;
 		if (st.id != id || st.nr == 0 || st.nr > STACKMAP_MAX_DEPTH) {
@@ -349,6 +349,7 @@ static void test_steady(void)
 	struct stackmap_stats st;
 	struct stackmap_stack ex;
 	unsigned int t, c, s, stored = 0;
+	u32 *counts;
 	int id;
 
 	map = stackmap_create(MAP_BITS);
@@ -398,14 +399,23 @@ static void test_steady(void)
 		CHECK(id < (1 << MAP_BITS), "id %d", id);
 		CHECK(stack_of[id] < 0, "id %d names stacks %d and %u", id, stack_of[id], s);
 		stack_of[id] = (int)s;
-		CHECK(stackmap_lookup(map, (u32)id, &ex), "id %d not exported", id);
+		CHECK(stackmap_lookup(map, (u32)id, &ex, NULL), "id %d not exported", id);
 		CHECK_EQ(ex.ref_count, ok[s]);
 		CHECK(ex.nr == set.nr[s] && !memcmp(ex.ips, set.ips[s], ex.nr * sizeof(long)),
 		      "id %d frames", id);
 	}
 	CHECK_EQ(st.entries, stored);
-	for (id = 0, c = 0; id < (int)stackmap_id_limit(map); id++)
-		c += stackmap_lookup(map, (u32)id, &ex);
+	counts = calloc(stackmap_capacity(map), sizeof(*counts));
+	CHECK(counts != NULL, "calloc");
+	stackmap_fold_counts(map, counts);
+	for (id = 0, c = 0; id < (int)stackmap_id_limit(map); id++) {
+		if (!stackmap_lookup(map, (u32)id, &ex, counts))
+			continue;
+		c++;
+		CHECK(stack_of[id] >= 0 && ex.ref_count == ok[stack_of[id]],
+		      "id %d: folded count %u", id, ex.ref_count);
+	}
+	free(counts);
 	CHECK_EQ(c, stored);
 	stackmap_read_unlock(map);
 	CHECK_EQ(violations, 0);

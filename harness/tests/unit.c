@@ -51,7 +51,7 @@ static u32 ref_of(struct stackmap *map, int id)
 {
 	struct stackmap_stack s;
 
-	if (id < 0 || !stackmap_lookup(map, (u32)id, &s))
+	if (id < 0 || !stackmap_lookup(map, (u32)id, &s, NULL))
 		return 0xdeadbeef;
 	return s.ref_count;
 }
@@ -163,15 +163,15 @@ static void test_same_stack_same_id_dense(void)
 	stackmap_read_lock(map);
 	for (i = 0; i < 500; i++) {
 		fill(ips, 1 + i % 16, (unsigned long)i);
-		CHECK(stackmap_lookup(map, (u32)i, &s), "id %d", i);
+		CHECK(stackmap_lookup(map, (u32)i, &s, NULL), "id %d", i);
 		CHECK_EQ(s.id, i);
 		CHECK_EQ(s.nr, 1 + i % 16);
 		CHECK_EQ(s.ref_count, 2);
 		CHECK(!memcmp(s.ips, ips, s.nr * sizeof(*ips)), "frames of id %d", i);
 	}
-	CHECK(!stackmap_lookup(map, 500, &s), "unused id 500");
-	CHECK(!stackmap_lookup(map, 1U << 12, &s), "id == capacity");
-	CHECK(!stackmap_lookup(map, UINT32_MAX, &s), "id UINT32_MAX");
+	CHECK(!stackmap_lookup(map, 500, &s, NULL), "unused id 500");
+	CHECK(!stackmap_lookup(map, 1U << 12, &s, NULL), "id == capacity");
+	CHECK(!stackmap_lookup(map, UINT32_MAX, &s, NULL), "id UINT32_MAX");
 	CHECK_EQ(stackmap_generation(map), 0);
 	stackmap_read_unlock(map);
 	stackmap_destroy(map);
@@ -266,7 +266,7 @@ static void test_reset(void)
 	CHECK_EQ(st.storage_used, 8);	/* only the reserved word 0 */
 	CHECK_EQ(stackmap_id_limit(map), 0);
 	stackmap_read_lock(map);
-	CHECK(!stackmap_lookup(map, 0, &s), "id 0 after reset");
+	CHECK(!stackmap_lookup(map, 0, &s, NULL), "id 0 after reset");
 	CHECK_EQ(stackmap_generation(map), 1);
 	stackmap_read_unlock(map);
 
@@ -410,7 +410,7 @@ static void test_publish_race_one_id(void)
 	CHECK_EQ(ref_of(map, id), 2);
 	CHECK_EQ(stackmap_id_limit(map), 2);	/* the loser's id is parked with its record */
 	stackmap_read_lock(map);
-	CHECK(!stackmap_lookup(map, (u32)(1 - id), &s), "parked id must not be exported");
+	CHECK(!stackmap_lookup(map, (u32)(1 - id), &s, NULL), "parked id must not be exported");
 	stackmap_read_unlock(map);
 
 	/* The parked record (8 frames of room) is reused: the next new stack takes its id. */
@@ -442,20 +442,54 @@ static void test_publish_race_one_id(void)
 	stackmap_destroy(map);
 }
 
+/*
+ * The memory line is what the map really allocated (counted by the shim), less the map's
+ * header, and follows the formula of Documentation/trace/ftrace-stackmap.rst at any number
+ * of possible CPUs (64-bit): 152 bytes per stack of capacity, and per CPU 72 bytes plus 8 per
+ * cache slot, where a CPU has the largest power of two of slots within capacity / (2 * CPUs),
+ * at least 32.
+ */
+static u64 slots_per_cpu(u64 cap, unsigned int cpus)
+{
+	u64 share = cap / (2 * cpus), slots = 32;
+
+	while (slots * 2 <= share)
+		slots *= 2;
+	return slots;
+}
+
 static void test_stats_memory(void)
 {
+	static const unsigned int cpus[] = { 1, 2, 8, 64, 256, 1024 };
 	struct stackmap *map;
 	struct stackmap_stats st;
-	u64 cap = 1 << 14, parts;
+	size_t before, header = 0;
+	unsigned int i, bits;
 
-	shim_set_nr_cpus(2);
-	map = new_map(14);
-	st = stats_of(map);
-	parts = 2 * cap * sizeof(unsigned long) + cap * STACKMAP_BYTES_PER_STACK + cap * 4 +
-		2 * cap * sizeof(long);
-	CHECK(st.memory >= parts && st.memory < parts + 4096, "memory %llu, parts %llu",
-	      (unsigned long long)st.memory, (unsigned long long)parts);
-	stackmap_destroy(map);
+	for (bits = 10; bits <= 14; bits += 4) {
+		for (i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++) {
+			u64 cap = 1ULL << bits, formula;
+
+			shim_set_nr_cpus(cpus[i]);
+			before = shim_allocated_bytes();
+			map = new_map(bits);
+			st = stats_of(map);
+			formula = cap * (2 * sizeof(unsigned long) + STACKMAP_BYTES_PER_STACK + 4 + 4) +
+				  cpus[i] * (slots_per_cpu(cap, cpus[i]) * sizeof(unsigned long) + 9 * 8);
+			CHECK(st.memory == formula, "bits %u, %u cpus: memory %llu, formula %llu",
+			      bits, cpus[i], (unsigned long long)st.memory,
+			      (unsigned long long)formula);
+			if (!header)
+				header = shim_allocated_bytes() - before - st.memory;
+			CHECK(shim_allocated_bytes() - before == st.memory + header,
+			      "bits %u, %u cpus: allocated %zu, memory %llu + header %zu", bits,
+			      cpus[i], shim_allocated_bytes() - before,
+			      (unsigned long long)st.memory, header);
+			stackmap_destroy(map);
+			CHECK_EQ(shim_allocated_bytes(), before);
+		}
+	}
+	CHECK(header > 0 && header < 1024, "header %zu", header);
 	shim_set_nr_cpus(4);
 }
 

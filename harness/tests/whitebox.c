@@ -25,39 +25,201 @@ static u32 ref_of(struct stackmap *map, int id)
 {
 	struct stackmap_stack s;
 
-	return stackmap_lookup(map, (u32)id, &s) ? s.ref_count : 0xdeadbeef;
+	return stackmap_lookup(map, (u32)id, &s, NULL) ? s.ref_count : 0xdeadbeef;
 }
 
-static local_t *ref_slot(struct stackmap *map, int cpu, int id)
+#define SLOTS	((int)map->cache_mask + 1)
+
+static unsigned long *cache_slot(struct stackmap *map, int cpu, u32 id)
 {
-	return &map->refs[(size_t)cpu * map->capacity + id];
+	return &map->cache[((size_t)cpu << map->cache_shift) + (id & map->cache_mask)];
+}
+
+static u32 count_of(struct stackmap *map, u32 id)
+{
+	return (u32)atomic_read(&map->counts[id]);
+}
+
+/* Two stacks whose ids share a cache slot: ids 0 and SLOTS (the slots per CPU). */
+static void two_in_one_slot(struct stackmap *map, unsigned long a[4], unsigned long b[4])
+{
+	unsigned long ips[4];
+	unsigned int i;
+
+	for (i = 0; i <= SLOTS; i++) {
+		fill(ips, 4, 1000 + i);
+		CHECK_EQ(stackmap_get_id(map, ips, 4), (int)i);
+		if (i == 0)
+			memcpy(a, ips, sizeof(ips));
+		if (i == SLOTS)
+			memcpy(b, ips, sizeof(ips));
+	}
 }
 
 static void test_refcount_saturation(void)
 {
 	struct stackmap *map = stackmap_create(10);
-	unsigned long ips[4];
+	unsigned long ips[4], *slot;
 	int id;
 
 	fill(ips, 4, 1);
 	id = stackmap_get_id(map, ips, 4);
 	CHECK_EQ(id, 0);
-	/* A per-CPU counter that wraps sticks at the maximum. */
-	local_set(ref_slot(map, 0, id), -1L);
+	slot = cache_slot(map, 0, id);
+	CHECK_EQ(*slot, cache_word(id, 1));
+	/* A shared count that would wrap sticks at the maximum. */
+	atomic_set(&map->counts[id], (int)(U32_MAX - 1));
+	stackmap_flush(map, id, 5);
+	CHECK_EQ(count_of(map, id), U32_MAX);
+	stackmap_flush(map, id, 1);
+	CHECK_EQ(count_of(map, id), U32_MAX);
+	CHECK_EQ(ref_of(map, id), U32_MAX);
+	/* Exactly reaching the maximum is not a wrap. */
+	atomic_set(&map->counts[id], (int)(U32_MAX - 3));
+	stackmap_flush(map, id, 3);
+	CHECK_EQ(count_of(map, id), U32_MAX);
+	/* Shared count plus pending counts saturate in the reader. */
+	atomic_set(&map->counts[id], (int)(U32_MAX - 10));
+	*slot = cache_word(id, 10);
+	CHECK_EQ(ref_of(map, id), U32_MAX);
+	*cache_slot(map, 1, id) = cache_word(id, 7);
+	CHECK_EQ(ref_of(map, id), U32_MAX);
+	/*
+	 * A pending count that would carry into the tag is flushed, and the slot starts again
+	 * at 1; a flush of U32_MAX or more saturates the shared count.
+	 */
+	atomic_set(&map->counts[id], 0);
+	*cache_slot(map, 1, id) = 0;
+	*slot = cache_word(id, STACKMAP_PENDING_MASK);
+	CHECK_EQ(ref_of(map, id), U32_MAX);
 	CHECK_EQ(stackmap_get_id(map, ips, 4), id);
-	CHECK_EQ(local_read(ref_slot(map, 0, id)), -1L);
+	CHECK_EQ(count_of(map, id), U32_MAX);
+	CHECK_EQ(*slot, cache_word(id, 1));
 	CHECK_EQ(ref_of(map, id), U32_MAX);
-	/* The exported sum saturates at U32_MAX. */
-	local_set(ref_slot(map, 0, id), (long)U32_MAX - 1);
-	CHECK_EQ(ref_of(map, id), U32_MAX - 1);
-	CHECK_EQ(stackmap_get_id(map, ips, 4), id);
+	/* Below U32_MAX, the flush adds exactly. */
+	atomic_set(&map->counts[id], 0);
+	*slot = cache_word(id, 1000);
+	stackmap_flush(map, id, U32_MAX - 1);
+	CHECK_EQ(count_of(map, id), U32_MAX - 1);
 	CHECK_EQ(ref_of(map, id), U32_MAX);
-	CHECK_EQ(stackmap_get_id(map, ips, 4), id);
-	CHECK_EQ(ref_of(map, id), U32_MAX);
-	/* The sum over CPUs saturates instead of wrapping. */
-	local_set(ref_slot(map, 0, id), -1L);
-	local_set(ref_slot(map, 1, id), 5);
-	CHECK_EQ(ref_of(map, id), U32_MAX);
+	/* A pending count that carries changes the tag: the fast path cannot take it. */
+	CHECK(cache_tag(cache_word(id, STACKMAP_PENDING_MASK) + 1) != id + 1, "carry");
+	stackmap_destroy(map);
+}
+
+/* Evictions move pending counts to the shared counter, exactly. */
+static void test_cache_eviction_exact(void)
+{
+	struct stackmap *map = stackmap_create(10);
+	unsigned long a[4], b[4];
+	int i;
+
+	two_in_one_slot(map, a, b);
+	/* Inserting b evicted a's pending 1. */
+	CHECK_EQ(count_of(map, 0), 1);
+	CHECK_EQ(*cache_slot(map, 0, 0), cache_word(SLOTS, 1));
+	for (i = 0; i < 5; i++)
+		CHECK_EQ(stackmap_get_id(map, b, 4), SLOTS);
+	for (i = 0; i < 3; i++)
+		CHECK_EQ(stackmap_get_id(map, a, 4), 0);
+	CHECK_EQ(count_of(map, SLOTS), 6);
+	CHECK_EQ(count_of(map, 0), 1);
+	CHECK_EQ(ref_of(map, 0), 4);
+	CHECK_EQ(ref_of(map, SLOTS), 6);
+	/* Another CPU caches its own pending counts; the reader adds them. */
+	shim_thread_set_cpu(3);
+	CHECK_EQ(stackmap_get_id(map, a, 4), 0);
+	CHECK_EQ(stackmap_get_id(map, a, 4), 0);
+	shim_thread_set_cpu(0);
+	CHECK_EQ(ref_of(map, 0), 6);
+	CHECK_EQ(count_of(map, 0), 1);
+	stackmap_destroy(map);
+}
+
+/*
+ * An "NMI" at the worst moment: between the map's read of a cache slot and its
+ * this_cpu_cmpxchg() of it, a nested get_id() on the same CPU changes that slot. The
+ * interrupted reference must still be counted once, in counts[], without a retry.
+ */
+static struct stackmap *nmi_map;
+static const unsigned long *nmi_ips;
+static int nmi_left, nmi_id;
+
+static void nmi_hook(void *ptr)
+{
+	(void)ptr;
+	if (nmi_left <= 0)
+		return;
+	nmi_left--;
+	nmi_id = stackmap_get_id(nmi_map, nmi_ips, 4);
+}
+
+static void test_flush_racing_nmi(void)
+{
+	struct stackmap *map = stackmap_create(10);
+	unsigned long a[4], b[4];
+	u32 before_a, before_b;
+
+	two_in_one_slot(map, a, b);
+	nmi_map = map;
+	shim_this_cpu_cmpxchg_hook = nmi_hook;
+
+	/* The NMI hits the same cached id: both counted. b is cached with pending 1. */
+	nmi_ips = b;
+	nmi_left = 1;
+	CHECK_EQ(stackmap_get_id(map, b, 4), SLOTS);
+	CHECK_EQ(nmi_id, SLOTS);
+	CHECK_EQ(ref_of(map, SLOTS), 3);
+
+	/* The NMI evicts the slot our hit was about to update. */
+	before_a = ref_of(map, 0);
+	before_b = ref_of(map, SLOTS);
+	nmi_ips = a;
+	nmi_left = 1;
+	CHECK_EQ(stackmap_get_id(map, b, 4), SLOTS);
+	CHECK_EQ(nmi_id, 0);
+	CHECK_EQ(ref_of(map, 0), before_a + 1);
+	CHECK_EQ(ref_of(map, SLOTS), before_b + 1);
+
+	/* Nested twice: the first NMI's own cmpxchg() is interrupted by a second one. */
+	before_a = ref_of(map, 0);
+	before_b = ref_of(map, SLOTS);
+	nmi_ips = b;
+	nmi_left = 2;
+	CHECK_EQ(stackmap_get_id(map, b, 4), SLOTS);
+	CHECK_EQ(nmi_left, 0);
+	CHECK_EQ(ref_of(map, 0), before_a);
+	CHECK_EQ(ref_of(map, SLOTS), before_b + 3);
+
+	shim_this_cpu_cmpxchg_hook = NULL;
+	stackmap_destroy(map);
+}
+
+/* A reset while pending counts sit in several CPUs' caches: none leaks into the new ids. */
+static void test_reset_with_pending(void)
+{
+	struct stackmap *map = stackmap_create(10);
+	unsigned long ips[4];
+	int cpu, k;
+
+	fill(ips, 4, 77);
+	for (cpu = 0; cpu < 4; cpu++) {
+		shim_thread_set_cpu(cpu);
+		for (k = 0; k <= cpu; k++)
+			CHECK_EQ(stackmap_get_id(map, ips, 4), 0);
+	}
+	shim_thread_set_cpu(0);
+	CHECK_EQ(ref_of(map, 0), 10);
+	CHECK_EQ(count_of(map, 0), 0);
+	CHECK_EQ(stackmap_reset(map, NULL, NULL), 0);
+	for (cpu = 0; cpu < 4; cpu++)
+		CHECK_EQ(*cache_slot(map, cpu, 0), 0);
+	/* A different stack gets id 0 in the new generation and counts from zero. */
+	fill(ips, 4, 78);
+	shim_thread_set_cpu(2);
+	CHECK_EQ(stackmap_get_id(map, ips, 4), 0);
+	shim_thread_set_cpu(0);
+	CHECK_EQ(ref_of(map, 0), 1);
 	stackmap_destroy(map);
 }
 
@@ -99,7 +261,7 @@ static void check_invariants(struct stackmap *map, unsigned int nr_stacks)
 		CHECK_EQ(map->id_off[rec->id], off);
 		CHECK(!seen[rec->id], "id %u in two slots", rec->id);
 		seen[rec->id] = 1;
-		hash = xxh64(rec->ips, rec->nr * sizeof(unsigned long), map->seed);
+		hash = stackmap_hash(rec->ips, rec->nr, map->seed);
 		CHECK_EQ(slot_fp(v), hash_fp(hash));
 		home = (u32)hash & map->table_mask;
 		dist = (idx - home) & map->table_mask;
@@ -140,7 +302,7 @@ static void test_fill_invariants_and_probe_bound(void)
 				continue;
 			/* Not out of ids: the probe window must have been full. */
 			probe_drops++;
-			hash = xxh64(ips, sizeof(ips), map->seed);
+			hash = stackmap_hash(ips, 3, map->seed);
 			home = (u32)hash & map->table_mask;
 			for (k = 0; k < STACKMAP_MAX_PROBE; k++) {
 				idx = (home + k) & map->table_mask;
@@ -166,6 +328,9 @@ int main(void)
 	if (shim_thread_register(0))
 		return 2;
 	run_test("refcount_saturates", test_refcount_saturation);
+	run_test("cache_eviction_exact", test_cache_eviction_exact);
+	run_test("flush_racing_nmi", test_flush_racing_nmi);
+	run_test("reset_with_pending_counts", test_reset_with_pending);
 	run_test("stats_saturate", test_stats_saturation);
 	run_test("fill_invariants_and_probe_bound", test_fill_invariants_and_probe_bound);
 	return check_summary("whitebox");

@@ -6,5 +6,5 @@
 echo 1 > $T/options/stackmap
 grep -q '^entries: *0 / 262144$' $T/stack_map_stat || fail "capacity is not 262144: $(head -1 $T/stack_map_stat)"
 grep -q '^table_size: *524288$' $T/stack_map_stat || fail "table_size is not 524288"
-grep '^memory:' $T/stack_map_stat
+check_memory 18
 pass

@@ -6,4 +6,5 @@
 echo 1 > $T/options/stackmap
 grep -q '^entries: *0 / 1024$' $T/stack_map_stat || fail "capacity is not 1024: $(head -1 $T/stack_map_stat)"
 grep -q '^table_size: *2048$' $T/stack_map_stat || fail "table_size is not 2048"
+check_memory 10
 pass

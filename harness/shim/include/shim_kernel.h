@@ -101,10 +101,40 @@ static inline u64 rol64(u64 word, unsigned int shift)
 	return (word << (shift & 63)) | (word >> ((-shift) & 63));
 }
 
+/* ---- kconfig.h: IS_ENABLED() for options that are defined to 1 or not defined ---- */
+#define SHIM_ARG_PLACEHOLDER_1		0,
+#define SHIM_TAKE_SECOND(ignored, val, ...)	val
+#define SHIM_IS_DEFINED3(arg1_or_junk)	SHIM_TAKE_SECOND(arg1_or_junk 1, 0, 0)
+#define SHIM_IS_DEFINED2(val)		SHIM_IS_DEFINED3(SHIM_ARG_PLACEHOLDER_##val)
+#define IS_ENABLED(option)		SHIM_IS_DEFINED2(option)
+/* What x86-64 selects, for lib/siphash.c (the benchmark's hash comparison). */
+#ifdef __x86_64__
+#define CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS	1
+#endif
+
+/* ---- align.h, byteorder (little-endian only) ---- */
+#define __aligned(x)		__attribute__((__aligned__(x)))
+#define IS_ALIGNED(x, a)	(((x) & ((__typeof__(x))(a) - 1)) == 0)
+#define le32_to_cpup(p)		(*(const u32 *)(p))
+#define le32_to_cpu(x)		((u32)(x))
+#define le64_to_cpu(x)		((u64)(x))
+#define le64_to_cpup(p)		(*(const u64 *)(p))
+
+/* ---- log2.h (for a non-zero 32-bit argument, as the map uses it) ---- */
+#define ilog2(n)		(31 - __builtin_clz((unsigned int)(n)))
+
 /* ---- unaligned.h (little-endian x86-64 only) ---- */
 static inline u32 get_unaligned_le32(const void *p)
 {
 	u32 v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline u16 get_unaligned_le16(const void *p)
+{
+	u16 v;
 
 	memcpy(&v, p, sizeof(v));
 	return v;
@@ -163,6 +193,12 @@ static inline int atomic_add_return(int i, atomic_t *v)
 	return __atomic_add_fetch(&v->counter, i, __ATOMIC_SEQ_CST);
 }
 
+/* Same instruction as the fully ordered one on x86 (lock xadd); unordered here. */
+static inline int atomic_add_return_relaxed(int i, atomic_t *v)
+{
+	return __atomic_add_fetch(&v->counter, i, __ATOMIC_RELAXED);
+}
+
 static inline int atomic_inc_return(atomic_t *v)
 {
 	return atomic_add_return(1, v);
@@ -181,6 +217,16 @@ static inline int atomic_cmpxchg(atomic_t *v, int old, int new)
 }
 
 /*
+ * Test hooks (below) are compiled out of the benchmark's build of the kernel files
+ * (SHIM_NO_HOOKS): the kernel has no such check on its hot path.
+ */
+#ifdef SHIM_NO_HOOKS
+#define SHIM_HOOK(hook, ptr)	do { } while (0)
+#else
+#define SHIM_HOOK(hook, ptr)	do { if (hook) hook((void *)(ptr)); } while (0)
+#endif
+
+/*
  * Test hook: when set, called by every cmpxchg() just before it runs, with the address. The
  * harness uses it to run a nested insert at the exact point where an NMI would make two
  * contexts race to publish the same stack.
@@ -191,74 +237,35 @@ extern void (*shim_cmpxchg_hook)(void *ptr);
 #define cmpxchg(ptr, old, new)							\
 	({									\
 		__typeof__(*(ptr)) __old = (old);				\
-		if (shim_cmpxchg_hook)						\
-			shim_cmpxchg_hook((void *)(ptr));			\
+		SHIM_HOOK(shim_cmpxchg_hook, (ptr));				\
 		__atomic_compare_exchange_n((ptr), &__old, (new), false,	\
 					    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED); \
 		__old;								\
 	})
 
-/* ---- asm/local.h ---- */
-typedef struct {
-	long a;
-} local_t;
-
-static inline long local_read(const local_t *l)
-{
-	return __atomic_load_n(&l->a, __ATOMIC_RELAXED);
-}
-
-static inline void local_set(local_t *l, long i)
-{
-	__atomic_store_n(&l->a, i, __ATOMIC_RELAXED);
-}
-
-/*
- * SHIM_X86_PERCPU: outside ThreadSanitizer builds on x86-64, per-CPU and local_t
- * read-modify-writes are single instructions without the lock prefix, exactly as the
- * kernel's x86 this_cpu_inc() and local_inc_return() are: atomic against a signal handler on
- * the same thread (it can only run between instructions), not against other threads, which
- * never touch another CPU's data. ThreadSanitizer builds use __atomic builtins instead, so
- * that TSan understands them.
- */
-#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
-#if defined(__has_feature)
-#if !__has_feature(thread_sanitizer)
-#define SHIM_X86_PERCPU 1
-#endif
-#else
-#define SHIM_X86_PERCPU 1
-#endif
-#endif
-
-static inline long local_inc_return(local_t *l)
-{
-#ifdef SHIM_X86_PERCPU
-	long v = 1;
-
-	__asm__ __volatile__("xaddq %0, %1" : "+r"(v), "+m"(l->a) : : "memory");
-	return v + 1;
-#else
-	return __atomic_add_fetch(&l->a, 1, __ATOMIC_RELAXED);
-#endif
-}
-
-static inline void local_inc(local_t *l)
-{
-	__atomic_add_fetch(&l->a, 1, __ATOMIC_RELAXED);
-}
+#include "../shim.h"	/* SHIM_X86_PERCPU, the inline RCU read side */
 
 /* ---- smp.h, cpumask.h, percpu.h ---- */
-#define SHIM_NR_CPUS		64
-#define SHIM_PCPU_UNIT		(64 * 1024)
+/*
+ * Per-CPU memory: CPU n's copy of every per-CPU allocation is SHIM_PCPU_UNIT * n bytes after
+ * CPU 0's. A registered thread keeps its CPU's offset in a thread-local, so this_cpu_ptr() is
+ * one thread-local load and an add, inline, as the kernel's %gs-relative addressing is one
+ * instruction: the per-CPU emulation must not cost more than the kernel's per-CPU operations,
+ * or the benchmark would measure the shim. An unregistered thread's offset points far
+ * outside the area, so a stray per-CPU access faults at once.
+ */
+#define SHIM_NR_CPUS		1024
+#define SHIM_PCPU_UNIT		(16 * 1024)
+#define SHIM_PCPU_BAD_OFF	((long)1 << 46)
 
 extern unsigned int nr_cpu_ids;
-extern __thread int shim_this_cpu;
+extern __thread int shim_this_cpu SHIM_TLS;
+extern __thread long shim_this_cpu_off SHIM_TLS;
 extern char shim_pcpu_area[SHIM_NR_CPUS][SHIM_PCPU_UNIT];
 
 int shim_cpu_check(void);
 
-#define raw_smp_processor_id()	shim_cpu_check()
+#define raw_smp_processor_id()	shim_this_cpu
 #define smp_processor_id()	shim_cpu_check()
 #define num_possible_cpus()	nr_cpu_ids
 #define for_each_possible_cpu(cpu) for ((cpu) = 0; (cpu) < (int)nr_cpu_ids; (cpu)++)
@@ -269,32 +276,86 @@ void shim_free_percpu(void *p);
 #define alloc_percpu(type)	((type *)shim_alloc_percpu(sizeof(type)))
 #define free_percpu(p)		shim_free_percpu(p)
 #define per_cpu_ptr(p, cpu)	((__typeof__(p))((char *)(p) + (size_t)(cpu) * SHIM_PCPU_UNIT))
-#define this_cpu_ptr(p)		per_cpu_ptr((p), shim_cpu_check())
+#define this_cpu_ptr(p)		((__typeof__(p))((char *)(p) + shim_this_cpu_off))
 
-/* this_cpu_*() take the per-CPU lvalue (as in the kernel) and are atomic against signals. */
+/*
+ * Test hook: when set, called by this_cpu_cmpxchg() and cmpxchg_local() just before they
+ * run, with the address.
+ * The harness uses it to run a nested get_id() (an "NMI") between the map's read of a cache
+ * slot and its cmpxchg() of that slot.
+ */
+extern void (*shim_this_cpu_cmpxchg_hook)(void *ptr);
+
+/*
+ * this_cpu_*() take the per-CPU lvalue (as in the kernel) and are atomic against signals.
+ * With SHIM_X86_PERCPU they are the kernel's x86 instructions: inc/add without a lock
+ * prefix and cmpxchg without a lock prefix (this_cpu_xchg() is a loop of it, as in
+ * arch/x86/include/asm/percpu.h); atomic against a handler on the same thread, which is
+ * all the kernel's are against an NMI.
+ */
 #ifdef SHIM_X86_PERCPU
 #define this_cpu_inc(pcp)							\
 	do {									\
 		_Static_assert(sizeof(pcp) == 8, "this_cpu_inc: 8-byte counters only"); \
 		__asm__ __volatile__("incq %0" : "+m"(*this_cpu_ptr(&(pcp))) : : "memory"); \
 	} while (0)
-#else
-#define this_cpu_inc(pcp)	__atomic_add_fetch(this_cpu_ptr(&(pcp)), 1, __ATOMIC_RELAXED)
-#endif
-#define this_cpu_add(pcp, v)	__atomic_add_fetch(this_cpu_ptr(&(pcp)), (v), __ATOMIC_RELAXED)
-#define this_cpu_read(pcp)	__atomic_load_n(this_cpu_ptr(&(pcp)), __ATOMIC_RELAXED)
-#define this_cpu_xchg(pcp, v)	__atomic_exchange_n(this_cpu_ptr(&(pcp)), (v), __ATOMIC_RELAXED)
 #define this_cpu_cmpxchg(pcp, o, n)						\
 	({									\
 		__typeof__(pcp) __o = (o);					\
+		_Static_assert(sizeof(pcp) == 8, "this_cpu_cmpxchg: 8 bytes only"); \
+		SHIM_HOOK(shim_this_cpu_cmpxchg_hook, this_cpu_ptr(&(pcp)));	\
+		__asm__ __volatile__("cmpxchgq %2, %1"				\
+				     : "+a"(__o), "+m"(*this_cpu_ptr(&(pcp)))	\
+				     : "r"((__typeof__(pcp))(n)) : "memory", "cc"); \
+		__o;								\
+	})
+#else
+#define this_cpu_inc(pcp)	__atomic_add_fetch(this_cpu_ptr(&(pcp)), 1, __ATOMIC_RELAXED)
+#define this_cpu_cmpxchg(pcp, o, n)						\
+	({									\
+		__typeof__(pcp) __o = (o);					\
+		SHIM_HOOK(shim_this_cpu_cmpxchg_hook, this_cpu_ptr(&(pcp)));	\
 		__atomic_compare_exchange_n(this_cpu_ptr(&(pcp)), &__o, (n), false, \
 					    __ATOMIC_RELAXED, __ATOMIC_RELAXED); \
 		__o;								\
 	})
+#endif
+/*
+ * cmpxchg_local(): atomic against this CPU only (an interrupt or NMI on it); x86's is a
+ * cmpxchg without the lock prefix. Same test hook as this_cpu_cmpxchg().
+ */
+#ifdef SHIM_X86_PERCPU
+#define cmpxchg_local(ptr, o, n)						\
+	({									\
+		__typeof__(*(ptr)) __o = (o);					\
+		_Static_assert(sizeof(*(ptr)) == 8, "cmpxchg_local: 8 bytes only"); \
+		SHIM_HOOK(shim_this_cpu_cmpxchg_hook, (ptr));			\
+		__asm__ __volatile__("cmpxchgq %2, %1"				\
+				     : "+a"(__o), "+m"(*(ptr))			\
+				     : "r"((__typeof__(*(ptr)))(n)) : "memory", "cc"); \
+		__o;								\
+	})
+#else
+#define cmpxchg_local(ptr, o, n)						\
+	({									\
+		__typeof__(*(ptr)) __o = (o);					\
+		SHIM_HOOK(shim_this_cpu_cmpxchg_hook, (ptr));			\
+		__atomic_compare_exchange_n((ptr), &__o, (n), false,		\
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED); \
+		__o;								\
+	})
+#endif
+#define this_cpu_add(pcp, v)	__atomic_add_fetch(this_cpu_ptr(&(pcp)), (v), __ATOMIC_RELAXED)
+#define this_cpu_read(pcp)	__atomic_load_n(this_cpu_ptr(&(pcp)), __ATOMIC_RELAXED)
+#define this_cpu_xchg(pcp, v)							\
+	({									\
+		__typeof__(pcp) __x = this_cpu_read(pcp), __p;			\
+		while ((__p = this_cpu_cmpxchg(pcp, __x, (v))) != __x)		\
+			__x = __p;						\
+		__x;								\
+	})
 
 /* ---- rcupdate.h ---- */
-void rcu_read_lock_sched_notrace(void);
-void rcu_read_unlock_sched_notrace(void);
 void synchronize_rcu(void);
 #define rcu_read_lock_sched()	rcu_read_lock_sched_notrace()
 #define rcu_read_unlock_sched()	rcu_read_unlock_sched_notrace()
@@ -318,15 +379,19 @@ struct rw_semaphore {
 #define GFP_KERNEL		0U
 #define GFP_NOWAIT		0U
 
-void *shim_vmalloc(size_t size);
-
-#define kzalloc(size, gfp)	calloc(1, (size))
-#define kmalloc(size, gfp)	malloc(size)
-#define kfree(p)		free(p)
-#define vmalloc(size)		shim_vmalloc(size)
-#define vzalloc(size)		calloc(1, (size))
-#define vcalloc(n, size)	calloc((n), (size))
-#define vfree(p)		free(p)
+/*
+ * Every allocation is counted (shim_allocated_bytes() in shim.h): bytes requested, and a
+ * per-CPU allocation counts once per possible CPU, as the kernel reserves it.
+ */
+/* shim_alloc() and shim_free() are declared in shim.h. */
+#define kzalloc(size, gfp)	shim_alloc((size), true, false)
+#define kmalloc(size, gfp)	shim_alloc((size), false, true)
+#define kfree(p)		shim_free(p)
+/* vmalloc() memory is not zeroed in the kernel: poisoned so nothing relies on zeroes. */
+#define vmalloc(size)		shim_alloc((size), false, true)
+#define vzalloc(size)		shim_alloc((size), true, false)
+#define vcalloc(n, size)	shim_alloc(shim_size_mul((n), (size)), true, false)
+#define vfree(p)		shim_free(p)
 
 /* ---- random.h ---- */
 u64 get_random_u64(void);
