@@ -33,6 +33,33 @@ static void *bench_malloc(size_t size)
 	return shim_alloc(size, false, false);
 }
 
+/*
+ * The baselines compare frames as the kernel's kernel_memcmp() would on x86-64 (lib/string.c with
+ * CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS: a word at a time, stopping at the first difference,
+ * then bytes), not with the C library's vectorised one: the benchmark compares designs as
+ * they would run in the kernel, and this file is built without SSE as kernel code is.
+ * Returns 0 when equal (the callers only test that).
+ */
+static int kernel_memcmp(const void *a, const void *b, size_t len)
+{
+	const unsigned char *x = a, *y = b;
+	unsigned long u, v;
+
+	while (len >= sizeof(unsigned long)) {
+		memcpy(&u, x, sizeof(u));
+		memcpy(&v, y, sizeof(v));
+		if (u != v)
+			break;
+		x += sizeof(u);
+		y += sizeof(v);
+		len -= sizeof(u);
+	}
+	for (; len; x++, y++, len--)
+		if (*x != *y)
+			return *x - *y;
+	return 0;
+}
+
 /* ---------------------------------------------------------------- stackmap (ours) */
 
 static void *sm_create(unsigned int bits)
@@ -192,7 +219,7 @@ static int rfc_get_id(void *p, const unsigned long *ips, unsigned int nr)
 			continue;
 		/* Unpublished (claimed, element not yet stored): skipped, may duplicate. */
 		e = __atomic_load_n(&m->slots[idx].elt, __ATOMIC_ACQUIRE);
-		if (!e || e->nr != nr || memcmp(e->ips, ips, nr * sizeof(*ips)))
+		if (!e || e->nr != nr || kernel_memcmp(e->ips, ips, nr * sizeof(*ips)))
 			continue;
 		rfc_ref(e);
 		ret = (int)idx;
@@ -316,7 +343,7 @@ static int bpf_get_id(void *p, const unsigned long *ips, unsigned int nr)
 	hash = bench_jhash2((const u32 *)ips, nr * (sizeof(long) / 4), 0);
 	id = hash & m->mask;
 	b = __atomic_load_n(&m->buckets[id], __ATOMIC_ACQUIRE);
-	if (b && b->hash == hash && b->nr == nr && !memcmp(b->ips, ips, nr * sizeof(*ips))) {
+	if (b && b->hash == hash && b->nr == nr && !kernel_memcmp(b->ips, ips, nr * sizeof(*ips))) {
 		ret = (int)id;	/* hit: no stores */
 		goto out;
 	}
@@ -336,7 +363,7 @@ static int bpf_get_id(void *p, const unsigned long *ips, unsigned int nr)
 	if (__atomic_compare_exchange_n(&m->buckets[id], &old, nb, false, __ATOMIC_RELEASE,
 					__ATOMIC_ACQUIRE))
 		ret = (int)id;
-	else if (old->hash == hash && old->nr == nr && !memcmp(old->ips, ips, nr * sizeof(*ips)))
+	else if (old->hash == hash && old->nr == nr && !kernel_memcmp(old->ips, ips, nr * sizeof(*ips)))
 		ret = (int)id;	/* same stack raced in; our element is wasted */
 	else
 		ret = -EEXIST;
@@ -459,7 +486,7 @@ static int mx_get_id(void *p, const unsigned long *ips, unsigned int nr)
 	mx_in_lock = 1;
 	pthread_mutex_lock(&m->lock);
 	for (n = m->heads[hash & m->mask]; n; n = n->next) {
-		if (n->hash == hash && n->nr == nr && !memcmp(n->ips, ips, nr * sizeof(*ips))) {
+		if (n->hash == hash && n->nr == nr && !kernel_memcmp(n->ips, ips, nr * sizeof(*ips))) {
 			n->refs++;
 			ret = n->id;
 			goto out;

@@ -2,11 +2,9 @@
 /*
  * Hash functions for the benchmark: the kernel's jhash2() (include/linux/jhash.h), xxh64()
  * (lib/xxhash.c) and siphash() (lib/siphash.c, keyed by the seed), compiled unchanged
- * against the shim, and CRC32C with the SSE4.2 instruction (one 8-byte word per step, one
- * lane), which the kernel has no NMI-safe interface for. The map's own hash is in maphash.c.
+ * against the shim and built as the kernel files are (no SSE). CRC32C with the SSE4.2
+ * instruction is in crc32c.c, the map's own hash in maphash.c.
  */
-#include <nmmintrin.h>
-
 #include <linux/jhash.h>
 #include <linux/siphash.h>
 #include <linux/xxhash.h>
@@ -30,12 +28,3 @@ uint64_t bench_siphash(const void *p, size_t len, uint64_t seed)
 	return siphash(p, len, &key);
 }
 
-uint32_t bench_crc32c(const unsigned long *ips, unsigned int nr, uint32_t seed)
-{
-	uint64_t c = seed;
-	unsigned int i;
-
-	for (i = 0; i < nr; i++)
-		c = _mm_crc32_u64(c, ips[i]);
-	return (uint32_t)c;
-}

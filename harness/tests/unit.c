@@ -445,7 +445,7 @@ static void test_publish_race_one_id(void)
 /*
  * The memory line is what the map really allocated (counted by the shim), less the map's
  * header, and follows the formula of Documentation/trace/ftrace-stackmap.rst at any number
- * of possible CPUs (64-bit): 152 bytes per stack of capacity, and per CPU 72 bytes plus 8 per
+ * of possible CPUs (64-bit): 152 bytes per stack of capacity, and per CPU 64 bytes plus 8 per
  * cache slot, where a CPU has the largest power of two of slots within capacity / (2 * CPUs),
  * at least 32.
  */
@@ -475,7 +475,7 @@ static void test_stats_memory(void)
 			map = new_map(bits);
 			st = stats_of(map);
 			formula = cap * (2 * sizeof(unsigned long) + STACKMAP_BYTES_PER_STACK + 4 + 4) +
-				  cpus[i] * (slots_per_cpu(cap, cpus[i]) * sizeof(unsigned long) + 9 * 8);
+				  cpus[i] * (slots_per_cpu(cap, cpus[i]) * sizeof(unsigned long) + 8 * 8);
 			CHECK(st.memory == formula, "bits %u, %u cpus: memory %llu, formula %llu",
 			      bits, cpus[i], (unsigned long long)st.memory,
 			      (unsigned long long)formula);

@@ -228,10 +228,10 @@ static void test_stats_saturation(void)
 	struct stackmap *map = stackmap_create(10);
 	struct stackmap_stats st;
 
-	per_cpu_ptr(map->pcpu, 0)->hits = U64_MAX - 1;	/* successes = hits + inserts + races */
-	per_cpu_ptr(map->pcpu, 1)->inserts = 7;
-	per_cpu_ptr(map->pcpu, 2)->drops = U64_MAX;
-	per_cpu_ptr(map->pcpu, 3)->drops = U64_MAX;
+	local_set(&map->cpus[0].hits, -2L);	/* ULONG_MAX - 1; successes = hits + inserts + races */
+	local_set(&map->cpus[1].inserts, 7);
+	local_set(&map->cpus[2].drops, -1L);
+	local_set(&map->cpus[3].drops, -1L);
 	stackmap_get_stats(map, &st);
 	CHECK(st.successes == U64_MAX, "successes %llu", (unsigned long long)st.successes);
 	CHECK(st.drops == U64_MAX, "drops %llu", (unsigned long long)st.drops);

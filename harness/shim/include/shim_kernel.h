@@ -245,6 +245,45 @@ extern void (*shim_cmpxchg_hook)(void *ptr);
 
 #include "../shim.h"	/* SHIM_X86_PERCPU, the inline RCU read side */
 
+/* ---- asm/local.h: atomic against this CPU only; x86's are single non-locked instructions */
+typedef struct {
+	long a;
+} local_t;
+
+static inline long local_read(const local_t *l)
+{
+	return __atomic_load_n(&l->a, __ATOMIC_RELAXED);
+}
+
+static inline void local_set(local_t *l, long i)
+{
+	__atomic_store_n(&l->a, i, __ATOMIC_RELAXED);
+}
+
+static inline void local_inc(local_t *l)
+{
+#ifdef SHIM_X86_PERCPU
+	__asm__ __volatile__("incq %0" : "+m"(l->a) : : "memory");
+#else
+	__atomic_add_fetch(&l->a, 1, __ATOMIC_RELAXED);
+#endif
+}
+
+/* ---- atomic_long_t ---- */
+typedef struct {
+	long counter;
+} atomic_long_t;
+
+static inline long atomic_long_read(const atomic_long_t *v)
+{
+	return __atomic_load_n(&v->counter, __ATOMIC_RELAXED);
+}
+
+static inline void atomic_long_inc(atomic_long_t *v)
+{
+	__atomic_add_fetch(&v->counter, 1, __ATOMIC_RELAXED);
+}
+
 /* ---- smp.h, cpumask.h, percpu.h ---- */
 /*
  * Per-CPU memory: CPU n's copy of every per-CPU allocation is SHIM_PCPU_UNIT * n bytes after
