@@ -98,7 +98,7 @@ static unsigned long sm_export(void *m)
 	for (id = 0; id < limit; id++) {
 		if (stackmap_lookup(m, id, &s, counts)) {
 			n++;
-			sum += s.ips[s.nr - 1] + s.ref_count;
+			sum += s.ips[0] + s.ref_count;
 		}
 	}
 	stackmap_read_unlock(m);
