@@ -50,7 +50,7 @@ for d in stackmap rfc previous; do
 		"$csv" >"$tmp/mem-$d.dat"
 done
 gnuplot -e "set terminal pngcairo size 800,500; set output '$dir/memory.png';
-	set title 'Bytes per stored stack, 2^14 realistic stacks in a 2^14 map, by possible CPUs';
+	set title 'Bytes per stored stack: 16384 realistic stacks in a map of 16384, by possible CPUs';
 	set xlabel 'possible CPUs'; set ylabel 'bytes per stored stack';
 	set logscale x 2; set logscale y 10; set grid; set key top left;
 	plot '$tmp/mem-stackmap.dat' using 1:2 with linespoints lw 2 title 'stackmap (reference cache)',
