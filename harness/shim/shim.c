@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Run-time part of the kernel shim: CPUs as registered threads, per-CPU allocation, an
+ * Run-time part of the kernel shim: CPUs as registered threads, a counted heap, an
  * RCU-sched emulation that tolerates read sections inside signal handlers, random numbers.
  *
  * RCU-sched emulation
@@ -33,30 +33,13 @@
 
 unsigned int nr_cpu_ids = 4;
 __thread int shim_this_cpu SHIM_TLS = -1;
-__thread long shim_this_cpu_off SHIM_TLS = SHIM_PCPU_BAD_OFF;
-char shim_pcpu_area[SHIM_NR_CPUS][SHIM_PCPU_UNIT] __attribute__((aligned(64)));
 void (*shim_cmpxchg_hook)(void *ptr);
-void (*shim_this_cpu_cmpxchg_hook)(void *ptr);
+void (*shim_cmpxchg_local_hook)(void *ptr);
 static size_t shim_allocated;
-
-static void shim_set_cpu(int cpu)
-{
-	shim_this_cpu = cpu;
-	shim_this_cpu_off = cpu < 0 ? SHIM_PCPU_BAD_OFF : (long)cpu * SHIM_PCPU_UNIT;
-}
 
 __thread struct shim_thread shim_self SHIM_TLS;
 static struct shim_thread *shim_threads[SHIM_MAX_THREADS];
 static pthread_mutex_t shim_lock = PTHREAD_MUTEX_INITIALIZER;
-
-int shim_cpu_check(void)
-{
-	if (unlikely(shim_this_cpu < 0)) {
-		fprintf(stderr, "shim: per-CPU access from an unregistered thread\n");
-		abort();
-	}
-	return shim_this_cpu;
-}
 
 void shim_set_nr_cpus(unsigned int n)
 {
@@ -83,13 +66,13 @@ int shim_thread_register(int cpu)
 	}
 	pthread_mutex_unlock(&shim_lock);
 	if (!ret)
-		shim_set_cpu(cpu);
+		shim_this_cpu = cpu;
 	return ret;
 }
 
 void shim_thread_set_cpu(int cpu)
 {
-	shim_set_cpu(cpu);
+	shim_this_cpu = cpu;
 }
 
 void shim_thread_unregister(void)
@@ -101,7 +84,7 @@ void shim_thread_unregister(void)
 		if (shim_threads[i] == &shim_self)
 			shim_threads[i] = NULL;
 	pthread_mutex_unlock(&shim_lock);
-	shim_set_cpu(-1);
+	shim_this_cpu = -1;
 }
 
 #ifdef SHIM_X86_PERCPU
@@ -167,58 +150,6 @@ void synchronize_rcu(void)
 	}
 	/* Order the readers' sections before what the caller does next (fast read side). */
 	shim_membarrier();
-	pthread_mutex_unlock(&shim_lock);
-}
-
-/* Per-CPU allocator: fixed slots in unit 0, same offsets in every other unit. */
-#define SHIM_PCPU_SLOT	1024
-#define SHIM_PCPU_SLOTS	(SHIM_PCPU_UNIT / SHIM_PCPU_SLOT)
-static size_t shim_pcpu_size[SHIM_PCPU_SLOTS];
-
-void *shim_alloc_percpu(size_t size)
-{
-	void *p = NULL;
-	int i, cpu;
-
-	if (size > SHIM_PCPU_SLOT)
-		return NULL;
-	pthread_mutex_lock(&shim_lock);
-	for (i = 0; i < SHIM_PCPU_SLOTS; i++) {
-		if (!shim_pcpu_size[i]) {
-			shim_pcpu_size[i] = size ? size : 1;
-			p = &shim_pcpu_area[0][i * SHIM_PCPU_SLOT];
-			for (cpu = 0; cpu < SHIM_NR_CPUS; cpu++)
-				memset(&shim_pcpu_area[cpu][i * SHIM_PCPU_SLOT], 0, SHIM_PCPU_SLOT);
-			/* The kernel reserves a per-CPU area for every possible CPU. */
-			__atomic_add_fetch(&shim_allocated, size * nr_cpu_ids, __ATOMIC_RELAXED);
-			break;
-		}
-	}
-	pthread_mutex_unlock(&shim_lock);
-	return p;
-}
-
-long shim_pcpu_slot_offset(const void *addr)
-{
-	const char *a = addr, *base = &shim_pcpu_area[0][0];
-
-	if (a < base || a >= base + sizeof(shim_pcpu_area))
-		return -1;
-	return (long)((size_t)(a - base) % SHIM_PCPU_SLOT);
-}
-
-void shim_free_percpu(void *p)
-{
-	size_t off;
-	int i;
-
-	if (!p)
-		return;
-	off = (size_t)((char *)p - &shim_pcpu_area[0][0]);
-	i = (int)(off / SHIM_PCPU_SLOT);
-	pthread_mutex_lock(&shim_lock);
-	__atomic_sub_fetch(&shim_allocated, shim_pcpu_size[i] * nr_cpu_ids, __ATOMIC_RELAXED);
-	shim_pcpu_size[i] = 0;
 	pthread_mutex_unlock(&shim_lock);
 }
 

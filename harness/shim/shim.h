@@ -37,9 +37,9 @@ struct shim_thread {
 extern __thread struct shim_thread shim_self SHIM_TLS;
 
 /*
- * SHIM_X86_PERCPU: outside ThreadSanitizer builds on x86-64, per-CPU read-modify-writes are
- * single instructions without the lock prefix, exactly as the kernel's x86 this_cpu_inc()
- * and this_cpu_cmpxchg() are: atomic against a signal handler on the same thread (it can
+ * SHIM_X86_PERCPU: outside ThreadSanitizer builds on x86-64, CPU-local read-modify-writes
+ * are single instructions without the lock prefix, exactly as the kernel's x86 local_inc()
+ * and cmpxchg_local() are: atomic against a signal handler on the same thread (it can
  * only run between instructions), not against other threads, which never write another
  * CPU's data. ThreadSanitizer builds use __atomic builtins instead, so that TSan
  * understands them.
@@ -84,13 +84,11 @@ static inline void rcu_read_unlock_sched_notrace(void)
 unsigned long shim_rcu_read_depth(void);
 /* Seed of get_random_u64(), so that a map's hash seed is reproducible. */
 void shim_set_seed(uint64_t seed);
-/* Offset of @addr inside its per-CPU allocation slot, or -1 if not per-CPU memory. */
-long shim_pcpu_slot_offset(const void *addr);
 /* Called by cmpxchg() just before it runs; NULL to disable. */
 extern void (*shim_cmpxchg_hook)(void *ptr);
-/* Called by this_cpu_cmpxchg() and cmpxchg_local() just before they run; NULL to disable. */
-extern void (*shim_this_cpu_cmpxchg_hook)(void *ptr);
-/* Bytes allocated through the shim (kzalloc, vmalloc, ...; per-CPU: size * nr_cpus) now. */
+/* Called by cmpxchg_local() just before it runs; NULL to disable. */
+extern void (*shim_cmpxchg_local_hook)(void *ptr);
+/* Bytes allocated through the shim (kzalloc, vmalloc, ...) now. */
 size_t shim_allocated_bytes(void);
 /* The counted heap behind kzalloc() and friends, for harness code that wants it too. */
 void *shim_alloc(size_t size, bool zero, bool poison);

@@ -138,7 +138,7 @@ static void test_cache_eviction_exact(void)
 
 /*
  * An "NMI" at the worst moment: between the map's read of a cache slot and its
- * this_cpu_cmpxchg() of it, a nested get_id() on the same CPU changes that slot. The
+ * cmpxchg_local() of it, a nested get_id() on the same CPU changes that slot. The
  * interrupted reference must still be counted once, in counts[], without a retry.
  */
 static struct stackmap *nmi_map;
@@ -162,7 +162,7 @@ static void test_flush_racing_nmi(void)
 
 	two_in_one_slot(map, a, b);
 	nmi_map = map;
-	shim_this_cpu_cmpxchg_hook = nmi_hook;
+	shim_cmpxchg_local_hook = nmi_hook;
 
 	/* The NMI hits the same cached id: both counted. b is cached with pending 1. */
 	nmi_ips = b;
@@ -191,7 +191,7 @@ static void test_flush_racing_nmi(void)
 	CHECK_EQ(ref_of(map, 0), before_a);
 	CHECK_EQ(ref_of(map, SLOTS), before_b + 3);
 
-	shim_this_cpu_cmpxchg_hook = NULL;
+	shim_cmpxchg_local_hook = NULL;
 	stackmap_destroy(map);
 }
 

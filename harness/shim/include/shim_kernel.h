@@ -7,11 +7,12 @@
  * Model
  * -----
  * - A "CPU" is a registered thread: shim_thread_register(cpu) stores the index in a
- *   thread-local. Per-CPU data is laid out like the kernel's: every per-CPU allocation lives
- *   in unit 0 of a static area, and CPU n's copy is at the same offset in unit n.
+ *   thread-local, which raw_smp_processor_id() reads. The map's per-CPU data are plain
+ *   arrays indexed by it.
  * - A signal handler on a registered thread stands in for an NMI: it runs on the same CPU as
- *   the code it interrupted. Per-CPU read-modify-writes are therefore __atomic builtins, which
- *   are atomic against a handler on the same thread (as this_cpu_*() is against an NMI).
+ *   the code it interrupted. CPU-local read-modify-writes (local_inc(), cmpxchg_local()) are
+ *   therefore single instructions or __atomic builtins, atomic against a handler on the same
+ *   thread (as the kernel's are against an NMI).
  * - RCU-sched: each thread has a nesting count and a quiescent-state counter (see shim.c).
  *   synchronize_rcu() waits until every registered thread was seen outside a read section.
  * - Memory ordering uses C11 __atomic builtins with the order named at each use.
@@ -284,91 +285,39 @@ static inline void atomic_long_inc(atomic_long_t *v)
 	__atomic_add_fetch(&v->counter, 1, __ATOMIC_RELAXED);
 }
 
-/* ---- smp.h, cpumask.h, percpu.h ---- */
+/* ---- smp.h, cpumask.h ---- */
 /*
- * Per-CPU memory: CPU n's copy of every per-CPU allocation is SHIM_PCPU_UNIT * n bytes after
- * CPU 0's. A registered thread keeps its CPU's offset in a thread-local, so this_cpu_ptr() is
- * one thread-local load and an add, inline, as the kernel's %gs-relative addressing is one
- * instruction: the per-CPU emulation must not cost more than the kernel's per-CPU operations,
- * or the benchmark would measure the shim. An unregistered thread's offset points far
- * outside the area, so a stray per-CPU access faults at once.
+ * A "CPU" is a registered thread (shim.h); raw_smp_processor_id() is one thread-local load,
+ * as the kernel's is one %gs-relative load. The map keeps its per-CPU data in plain arrays
+ * indexed by it, so there is no per-CPU allocator here.
  */
 #define SHIM_NR_CPUS		1024
-#define SHIM_PCPU_UNIT		(16 * 1024)
-#define SHIM_PCPU_BAD_OFF	((long)1 << 46)
 
 extern unsigned int nr_cpu_ids;
 extern __thread int shim_this_cpu SHIM_TLS;
-extern __thread long shim_this_cpu_off SHIM_TLS;
-extern char shim_pcpu_area[SHIM_NR_CPUS][SHIM_PCPU_UNIT];
-
-int shim_cpu_check(void);
 
 #define raw_smp_processor_id()	shim_this_cpu
-#define smp_processor_id()	shim_cpu_check()
 #define num_possible_cpus()	nr_cpu_ids
 #define for_each_possible_cpu(cpu) for ((cpu) = 0; (cpu) < (int)nr_cpu_ids; (cpu)++)
 
-void *shim_alloc_percpu(size_t size);
-void shim_free_percpu(void *p);
-
-#define alloc_percpu(type)	((type *)shim_alloc_percpu(sizeof(type)))
-#define free_percpu(p)		shim_free_percpu(p)
-#define per_cpu_ptr(p, cpu)	((__typeof__(p))((char *)(p) + (size_t)(cpu) * SHIM_PCPU_UNIT))
-#define this_cpu_ptr(p)		((__typeof__(p))((char *)(p) + shim_this_cpu_off))
-
 /*
- * Test hook: when set, called by this_cpu_cmpxchg() and cmpxchg_local() just before they
- * run, with the address.
- * The harness uses it to run a nested get_id() (an "NMI") between the map's read of a cache
- * slot and its cmpxchg() of that slot.
+ * Test hook: when set, called by cmpxchg_local() just before it runs, with the address. The
+ * harness uses it to run a nested get_id() (an "NMI") between the map's read of a cache
+ * slot and its cmpxchg_local() of that slot.
  */
-extern void (*shim_this_cpu_cmpxchg_hook)(void *ptr);
+extern void (*shim_cmpxchg_local_hook)(void *ptr);
 
 /*
- * this_cpu_*() take the per-CPU lvalue (as in the kernel) and are atomic against signals.
- * With SHIM_X86_PERCPU they are the kernel's x86 instructions: inc/add without a lock
- * prefix and cmpxchg without a lock prefix (this_cpu_xchg() is a loop of it, as in
- * arch/x86/include/asm/percpu.h); atomic against a handler on the same thread, which is
- * all the kernel's are against an NMI.
- */
-#ifdef SHIM_X86_PERCPU
-#define this_cpu_inc(pcp)							\
-	do {									\
-		_Static_assert(sizeof(pcp) == 8, "this_cpu_inc: 8-byte counters only"); \
-		__asm__ __volatile__("incq %0" : "+m"(*this_cpu_ptr(&(pcp))) : : "memory"); \
-	} while (0)
-#define this_cpu_cmpxchg(pcp, o, n)						\
-	({									\
-		__typeof__(pcp) __o = (o);					\
-		_Static_assert(sizeof(pcp) == 8, "this_cpu_cmpxchg: 8 bytes only"); \
-		SHIM_HOOK(shim_this_cpu_cmpxchg_hook, this_cpu_ptr(&(pcp)));	\
-		__asm__ __volatile__("cmpxchgq %2, %1"				\
-				     : "+a"(__o), "+m"(*this_cpu_ptr(&(pcp)))	\
-				     : "r"((__typeof__(pcp))(n)) : "memory", "cc"); \
-		__o;								\
-	})
-#else
-#define this_cpu_inc(pcp)	__atomic_add_fetch(this_cpu_ptr(&(pcp)), 1, __ATOMIC_RELAXED)
-#define this_cpu_cmpxchg(pcp, o, n)						\
-	({									\
-		__typeof__(pcp) __o = (o);					\
-		SHIM_HOOK(shim_this_cpu_cmpxchg_hook, this_cpu_ptr(&(pcp)));	\
-		__atomic_compare_exchange_n(this_cpu_ptr(&(pcp)), &__o, (n), false, \
-					    __ATOMIC_RELAXED, __ATOMIC_RELAXED); \
-		__o;								\
-	})
-#endif
-/*
- * cmpxchg_local(): atomic against this CPU only (an interrupt or NMI on it); x86's is a
- * cmpxchg without the lock prefix. Same test hook as this_cpu_cmpxchg().
+ * cmpxchg_local(): atomic against this CPU only (an interrupt or NMI on it). With
+ * SHIM_X86_PERCPU it is x86's: a cmpxchg without the lock prefix, atomic against a signal
+ * handler on the same thread, which is all the kernel's is against an NMI.
  */
 #ifdef SHIM_X86_PERCPU
 #define cmpxchg_local(ptr, o, n)						\
 	({									\
 		__typeof__(*(ptr)) __o = (o);					\
 		_Static_assert(sizeof(*(ptr)) == 8, "cmpxchg_local: 8 bytes only"); \
-		SHIM_HOOK(shim_this_cpu_cmpxchg_hook, (ptr));			\
+		SHIM_HOOK(shim_cmpxchg_local_hook, (ptr));			\
 		__asm__ __volatile__("cmpxchgq %2, %1"				\
 				     : "+a"(__o), "+m"(*(ptr))			\
 				     : "r"((__typeof__(*(ptr)))(n)) : "memory", "cc"); \
@@ -378,21 +327,12 @@ extern void (*shim_this_cpu_cmpxchg_hook)(void *ptr);
 #define cmpxchg_local(ptr, o, n)						\
 	({									\
 		__typeof__(*(ptr)) __o = (o);					\
-		SHIM_HOOK(shim_this_cpu_cmpxchg_hook, (ptr));			\
+		SHIM_HOOK(shim_cmpxchg_local_hook, (ptr));			\
 		__atomic_compare_exchange_n((ptr), &__o, (n), false,		\
 					    __ATOMIC_RELAXED, __ATOMIC_RELAXED); \
 		__o;								\
 	})
 #endif
-#define this_cpu_add(pcp, v)	__atomic_add_fetch(this_cpu_ptr(&(pcp)), (v), __ATOMIC_RELAXED)
-#define this_cpu_read(pcp)	__atomic_load_n(this_cpu_ptr(&(pcp)), __ATOMIC_RELAXED)
-#define this_cpu_xchg(pcp, v)							\
-	({									\
-		__typeof__(pcp) __x = this_cpu_read(pcp), __p;			\
-		while ((__p = this_cpu_cmpxchg(pcp, __x, (v))) != __x)		\
-			__x = __p;						\
-		__x;								\
-	})
 
 /* ---- rcupdate.h ---- */
 void synchronize_rcu(void);
@@ -418,11 +358,7 @@ struct rw_semaphore {
 #define GFP_KERNEL		0U
 #define GFP_NOWAIT		0U
 
-/*
- * Every allocation is counted (shim_allocated_bytes() in shim.h): bytes requested, and a
- * per-CPU allocation counts once per possible CPU, as the kernel reserves it.
- */
-/* shim_alloc() and shim_free() are declared in shim.h. */
+/* Every allocation is counted: shim_alloc(), shim_free() and shim_allocated_bytes() in shim.h. */
 #define kzalloc(size, gfp)	shim_alloc((size), true, false)
 #define kmalloc(size, gfp)	shim_alloc((size), false, true)
 #define kfree(p)		shim_free(p)
