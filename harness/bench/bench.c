@@ -10,7 +10,7 @@
  *
  *   bench [--runs N] [--quick] [--csv FILE] [--only latency|hash|fill|scaling|herd|signals|
  *         export|bigmap|memory]
- *   bench --callgrind hit|hot|insert|hash --design NAME --depth D --iters N
+ *   bench --callgrind hit|insert|hash --design NAME --depth D --iters N
  *         (single-thread loop for scripts/callgrind.sh; the loop is bench_measured())
  */
 #include <errno.h>
@@ -999,9 +999,6 @@ static int callgrind_mode(const char *what, const char *dname, int depth, unsign
 		for (i = 0; i < 256; i++)
 			d->get_id(m, set.ips[i], set.nr[i]);
 		bench_measured(d, m, &set, iters, 256);
-	} else if (!strcmp(what, "hot")) {
-		d->get_id(m, set.ips[0], set.nr[0]);
-		bench_measured(d, m, &set, iters, 1);
 	} else {
 		bench_measured(d, m, &set, iters, n);
 	}
