@@ -28,7 +28,7 @@
 #include "../shim/shim.h"
 #include "../tests/stacks.h"
 #include "designs.h"
-#include "stackmap.h"
+#include "ftrace_stackmap.h"
 
 #define MAX_T 16
 #define MAX_RUNS 15
@@ -235,7 +235,7 @@ static void bench_latency(void)
 			lat_hit_ratio[di][k] = lat_hit[0][k] / lat_hit[di][k];
 			out("latency", designs[di]->name, p, "hit", "ns", lat_hit[di][k]);
 			out("latency", designs[di]->name, p, "insert", "ns", lat_ins[di][k]);
-			out("latency", designs[di]->name, p, "hit", "stackmap_ratio",
+			out("latency", designs[di]->name, p, "hit", "ftrace_stackmap_ratio",
 			    lat_hit_ratio[di][k]);
 		}
 		stackset_free(&set[k]);
@@ -259,14 +259,14 @@ static void bench_latency(void)
 }
 
 /* The names scripts/callgrind.sh passes to --callgrind hash --design, in the same order. */
-static const char *const hash_names[] = { "jhash2", "xxh64", "siphash", "stackmap_hash",
+static const char *const hash_names[] = { "jhash2", "xxh64", "siphash", "ftrace_stackmap_hash",
 					  "crc32c" };
 #define NHASH 5
 static double hash_ns[NHASH][3];
 
 static void bench_hashes(void)
 {
-	static const char *const names[] = { "jhash2", "xxh64", "siphash", "stackmap_hash",
+	static const char *const names[] = { "jhash2", "xxh64", "siphash", "ftrace_stackmap_hash",
 					      "crc32c-sse4.2" };
 	static const int hd[] = { 16, 32, 64 };
 	struct stackset set;
@@ -360,23 +360,23 @@ struct mt {
 };
 
 /* Sum of every id's reference count (one fold, as the exports read them), and successes. */
-static void stackmap_totals(struct stackmap *map, unsigned long long *ref_sum,
+static void ftrace_stackmap_totals(struct ftrace_stackmap *map, unsigned long long *ref_sum,
 			    unsigned long long *successes)
 {
-	struct stackmap_stats st;
-	u32 *counts = calloc(stackmap_capacity(map), sizeof(*counts)), id, limit;
-	struct stackmap_stack s;
+	struct ftrace_stackmap_stats st;
+	u32 *counts = calloc(ftrace_stackmap_capacity(map), sizeof(*counts)), id, limit;
+	struct ftrace_stackmap_stack s;
 
 	*ref_sum = 0;
-	stackmap_read_lock(map);
-	limit = stackmap_id_limit(map);
+	ftrace_stackmap_read_lock(map);
+	limit = ftrace_stackmap_id_limit(map);
 	if (counts)
-		stackmap_fold_counts(map, counts);
+		ftrace_stackmap_fold_counts(map, counts);
 	for (id = 0; counts && id < limit; id++)
-		if (stackmap_lookup(map, id, &s, counts))
+		if (ftrace_stackmap_lookup(map, id, &s, counts))
 			*ref_sum += s.ref_count;
-	stackmap_get_stats(map, &st);
-	stackmap_read_unlock(map);
+	ftrace_stackmap_get_stats(map, &st);
+	ftrace_stackmap_read_unlock(map);
 	*successes = counts ? st.successes : ~0ULL;
 	free(counts);
 }
@@ -537,7 +537,7 @@ static double mt_run(struct mt *mt, unsigned int bits)
 	mt->t_end = now_ns();
 	el = mt->t_end - mt->t_start;
 	if (mt->d == &design_stackmap)
-		stackmap_totals(mt->m, &mt->ref_sum, &mt->successes);
+		ftrace_stackmap_totals(mt->m, &mt->ref_sum, &mt->successes);
 	mt->d->destroy(mt->m);
 	return (double)mt->ops * mt->threads / el * 1e3;
 }

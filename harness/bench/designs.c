@@ -13,7 +13,7 @@
 
 #include "../shim/shim.h"
 #include "designs.h"
-#include "stackmap.h"
+#include "ftrace_stackmap.h"
 
 void synchronize_rcu(void);
 
@@ -64,44 +64,44 @@ static int kernel_memcmp(const void *a, const void *b, size_t len)
 
 static void *sm_create(unsigned int bits)
 {
-	return stackmap_create(bits);
+	return ftrace_stackmap_create(bits);
 }
 
 static void sm_destroy(void *m)
 {
-	stackmap_destroy(m);
+	ftrace_stackmap_destroy(m);
 }
 
 static int sm_get_id(void *m, const unsigned long *ips, unsigned int nr)
 {
-	return stackmap_get_id(m, ips, nr);
+	return ftrace_stackmap_get_id(m, ips, nr);
 }
 
 static int sm_reset(void *m)
 {
-	return stackmap_reset(m, NULL, NULL);
+	return ftrace_stackmap_reset(m, NULL, NULL);
 }
 
 /* As the kernel's exports do: one fold of the counts per export, into a fresh array. */
 static unsigned long sm_export(void *m)
 {
-	struct stackmap_stack s;
+	struct ftrace_stackmap_stack s;
 	unsigned long n = 0, sum = 0;
 	u32 id, limit, *counts;
 
-	counts = bench_calloc(stackmap_capacity(m), sizeof(*counts));
+	counts = bench_calloc(ftrace_stackmap_capacity(m), sizeof(*counts));
 	if (!counts)
 		return 0;
-	stackmap_read_lock(m);
-	limit = stackmap_id_limit(m);
-	stackmap_fold_counts(m, counts);
+	ftrace_stackmap_read_lock(m);
+	limit = ftrace_stackmap_id_limit(m);
+	ftrace_stackmap_fold_counts(m, counts);
 	for (id = 0; id < limit; id++) {
-		if (stackmap_lookup(m, id, &s, counts)) {
+		if (ftrace_stackmap_lookup(m, id, &s, counts)) {
 			n++;
 			sum += s.ips[0] + s.ref_count;
 		}
 	}
-	stackmap_read_unlock(m);
+	ftrace_stackmap_read_unlock(m);
 	shim_free(counts);
 	return n + (sum == 1);
 }

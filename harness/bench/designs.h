@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The designs the benchmark compares, behind one interface. "stackmap" is the kernel's
- * kernel/trace/stackmap.c compiled unchanged; the others are re-implementations, written for
+ * kernel/trace/ftrace_stackmap.c compiled unchanged; the others are re-implementations, written for
  * this benchmark from the descriptions in docs (SPEC.md section 3 and ANCHORS.md):
  *   rfc     the RFC series' map (2x slots {u32 hash; elt *}, pool of 520-byte elements,
  *           seeded jhash2, linear probing to 64, best-effort dedup, gravestones)

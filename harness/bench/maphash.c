@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The map's own hash, for the hash-only benchmark: stackmap.c is included unchanged so that
- * the function measured is the kernel's stackmap_hash(), built as the map is. The Makefile
+ * The map's own hash, for the hash-only benchmark: ftrace_stackmap.c is included unchanged so that
+ * the function measured is the kernel's ftrace_stackmap_hash(), built as the map is. The Makefile
  * keeps only bench_stackmap_hash() global in this object (objcopy), so the included copy of
  * the map does not clash with the one the benchmark links.
  */
-#include "stackmap.c"
+#include "ftrace_stackmap.c"
 
 uint64_t bench_stackmap_hash(const unsigned long *ips, unsigned int nr, uint64_t seed);
 
 uint64_t bench_stackmap_hash(const unsigned long *ips, unsigned int nr, uint64_t seed)
 {
-	return stackmap_hash(ips, nr, seed);
+	return ftrace_stackmap_hash(ips, nr, seed);
 }

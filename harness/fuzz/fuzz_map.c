@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Differential fuzz target: bytes -> a sequence of insert / lookup / reset / export / CPU
- * switch / bulk-fill operations on a real stackmap (kernel/trace/stackmap.c, included
+ * switch / bulk-fill operations on a real stackmap (kernel/trace/ftrace_stackmap.c, included
  * unchanged) and on a trivial model (a list of distinct stacks with ids and counts). Any
  * difference aborts (libFuzzer) or is counted (fuzz/replay_main.c under gcc).
  *
@@ -18,7 +18,7 @@
  *   6     cpu      cpu(byte, modulo 4)
  *   7     fill     count(byte) depth(byte): insert count*4 new stacks of that depth
  */
-#include "stackmap.c"
+#include "ftrace_stackmap.c"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +31,7 @@
 
 struct fz_stack {
 	unsigned int nr;
-	unsigned long ips[STACKMAP_MAX_DEPTH];
+	unsigned long ips[FTRACE_STACKMAP_MAX_DEPTH];
 	unsigned long count;
 };
 
@@ -46,7 +46,7 @@ struct fz_model {
 
 void (*fuzz_report)(const char *msg);
 static struct fz_model *model;
-static struct stackmap *fz_map;
+static struct ftrace_stackmap *fz_map;
 static bool fz_failed;
 
 static void fz_fail(const char *what, long got, long want)
@@ -75,7 +75,7 @@ static void fz_frames(unsigned long *ips, unsigned int nr, unsigned int family,
 {
 	unsigned int i;
 
-	for (i = 0; i < nr && i < STACKMAP_MAX_DEPTH + 8; i++)
+	for (i = 0; i < nr && i < FTRACE_STACKMAP_MAX_DEPTH + 8; i++)
 		ips[i] = 0xffffffff81000000UL + ((family * 131 + i * 7) % 61) * 16 + family % 3;
 	if (mutate_at < nr)
 		ips[mutate_at] ^= 0x100;
@@ -83,7 +83,7 @@ static void fz_frames(unsigned long *ips, unsigned int nr, unsigned int family,
 
 static unsigned int fz_home(const unsigned long *ips, unsigned int nr)
 {
-	return (unsigned int)stackmap_hash(ips, nr, 77) % (4 * FZ_MAX_MODEL);
+	return (unsigned int)ftrace_stackmap_hash(ips, nr, 77) % (4 * FZ_MAX_MODEL);
 }
 
 static int fz_find(const unsigned long *ips, unsigned int nr)
@@ -112,10 +112,10 @@ static void fz_index(int id)
 /* The one thing the model cannot know: are all slots of this stack's probe window used? */
 static bool fz_window_full(const unsigned long *ips, unsigned int nr)
 {
-	u64 hash = stackmap_hash(ips, nr, fz_map->seed);
+	u64 hash = ftrace_stackmap_hash(ips, nr, fz_map->seed);
 	u32 idx = (u32)hash & fz_map->table_mask, k;
 
-	for (k = 0; k < STACKMAP_MAX_PROBE; k++, idx = (idx + 1) & fz_map->table_mask)
+	for (k = 0; k < FTRACE_STACKMAP_MAX_PROBE; k++, idx = (idx + 1) & fz_map->table_mask)
 		if (!fz_map->table[idx])
 			return false;
 	return true;
@@ -123,14 +123,14 @@ static bool fz_window_full(const unsigned long *ips, unsigned int nr)
 
 static void fz_insert(const unsigned long *ips, unsigned int nr)
 {
-	int got = stackmap_get_id(fz_map, ips, nr), known, want;
+	int got = ftrace_stackmap_get_id(fz_map, ips, nr), known, want;
 	unsigned long words;
 
 	if (nr == 0) {
 		FZ_EQ("insert nr 0", got, -EINVAL);
 		return;
 	}
-	if (nr > STACKMAP_MAX_DEPTH) {
+	if (nr > FTRACE_STACKMAP_MAX_DEPTH) {
 		FZ_EQ("insert too deep", got, -E2BIG);
 		model->too_deep++;
 		return;
@@ -169,12 +169,12 @@ static void fz_insert(const unsigned long *ips, unsigned int nr)
 
 static void fz_lookup(u32 id)
 {
-	struct stackmap_stack s;
+	struct ftrace_stackmap_stack s;
 	bool got;
 
-	stackmap_read_lock(fz_map);
-	got = stackmap_lookup(fz_map, id, &s, NULL);
-	stackmap_read_unlock(fz_map);
+	ftrace_stackmap_read_lock(fz_map);
+	got = ftrace_stackmap_lookup(fz_map, id, &s, NULL);
+	ftrace_stackmap_read_unlock(fz_map);
 	FZ_EQ("lookup presence", got, id < model->next_id);
 	if (!got || id >= model->next_id)
 		return;
@@ -186,26 +186,26 @@ static void fz_lookup(u32 id)
 
 static void fz_export(void)
 {
-	struct stackmap_stats st;
+	struct ftrace_stackmap_stats st;
 	u32 id, limit;
 
-	stackmap_read_lock(fz_map);
-	limit = stackmap_id_limit(fz_map);
-	stackmap_get_stats(fz_map, &st);
-	FZ_EQ("generation", stackmap_generation(fz_map), model->generation);
-	stackmap_read_unlock(fz_map);
+	ftrace_stackmap_read_lock(fz_map);
+	limit = ftrace_stackmap_id_limit(fz_map);
+	ftrace_stackmap_get_stats(fz_map, &st);
+	FZ_EQ("generation", ftrace_stackmap_generation(fz_map), model->generation);
+	ftrace_stackmap_read_unlock(fz_map);
 	FZ_EQ("id limit", limit, model->next_id);
 	for (id = 0; id < limit + 2; id++)
 		fz_lookup(id);
 	/* The fold gives every id's count at once: the same as the model's. */
 	{
-		u32 *counts = calloc(stackmap_capacity(fz_map), sizeof(*counts));
+		u32 *counts = calloc(ftrace_stackmap_capacity(fz_map), sizeof(*counts));
 
 		if (!counts)
 			abort();
-		stackmap_read_lock(fz_map);
-		stackmap_fold_counts(fz_map, counts);
-		stackmap_read_unlock(fz_map);
+		ftrace_stackmap_read_lock(fz_map);
+		ftrace_stackmap_fold_counts(fz_map, counts);
+		ftrace_stackmap_read_unlock(fz_map);
 		for (id = 0; id < limit; id++)
 			FZ_EQ("folded ref", counts[id], model->st[id].count);
 		free(counts);
@@ -226,8 +226,8 @@ static void fz_reset_cb(void *arg)
 	unsigned long ips[2] = { 1, 2 };
 
 	(void)arg;
-	FZ_EQ("insert during reset", stackmap_get_id(fz_map, ips, 2), -EINVAL);
-	FZ_EQ("reset during reset", stackmap_reset(fz_map, NULL, NULL), -EBUSY);
+	FZ_EQ("insert during reset", ftrace_stackmap_get_id(fz_map, ips, 2), -EINVAL);
+	FZ_EQ("reset during reset", ftrace_stackmap_reset(fz_map, NULL, NULL), -EBUSY);
 }
 
 static void fz_reset(void)
@@ -235,7 +235,7 @@ static void fz_reset(void)
 	u64 gen = model->generation;
 	unsigned long serial = model->fill_serial;
 
-	FZ_EQ("reset", stackmap_reset(fz_map, fz_reset_cb, NULL), 0);
+	FZ_EQ("reset", ftrace_stackmap_reset(fz_map, fz_reset_cb, NULL), 0);
 	memset(model, 0, sizeof(*model));
 	model->arena_used = 1;
 	model->generation = gen + 1;
@@ -246,7 +246,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static bool registered;
-	unsigned long ips[STACKMAP_MAX_DEPTH + 8];
+	unsigned long ips[FTRACE_STACKMAP_MAX_DEPTH + 8];
 	size_t pos = 0;
 	unsigned int op, nr, i, n;
 
@@ -261,7 +261,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(model, 0, sizeof(*model));
 	model->arena_used = 1;
 	shim_set_seed(0xfeed);
-	fz_map = stackmap_create(FZ_BITS);
+	fz_map = ftrace_stackmap_create(FZ_BITS);
 	if (!fz_map)
 		return 0;
 	fz_failed = false;
@@ -298,7 +298,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (pos + 2 > size)
 				goto out;
 			n = data[pos] * 4u;
-			nr = 1 + data[pos + 1] % STACKMAP_MAX_DEPTH;
+			nr = 1 + data[pos + 1] % FTRACE_STACKMAP_MAX_DEPTH;
 			pos += 2;
 			for (i = 0; i < n && !fz_failed; i++) {
 				model->fill_serial++;
@@ -312,7 +312,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 out:
 	if (!fz_failed)
 		fz_export();
-	stackmap_destroy(fz_map);
+	ftrace_stackmap_destroy(fz_map);
 	fz_map = NULL;
 	return 0;
 }

@@ -39,7 +39,7 @@ for d in stackmap rfc bpf mutex nodedup; do
 		echo "$line"
 	done
 done
-for h in jhash2 xxh64 siphash stackmap_hash crc32c; do
+for h in jhash2 xxh64 siphash ftrace_stackmap_hash crc32c; do
 	line=$(printf "%-13s %-3s" $h hash)
 	for n in 16 32 64; do
 		v=$(ir hash $h $n)

@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Fetch the sources the harness compiles into $1 (default build/src):
-#   kernel/trace/stackmap.[ch]  from the project's patch series (kernel/patches/series),
+#   kernel/trace/ftrace_stackmap.[ch]  from the project's patch series (kernel/patches/series),
 #                               applied to an empty directory, filtered to those two paths;
 #   lib/{xxhash,siphash}.c, include/linux/{xxhash,jhash,hash,siphash}.h,
 #   include/linux/unaligned/packed_struct.h
 #                               from build/linux when present, else from Debian's
 #                               /usr/src/linux-source-6.12.tar.xz.
-# STACKMAP_SRC=tree takes stackmap.[ch] from build/linux instead of the series (development
+# STACKMAP_SRC=tree takes ftrace_stackmap.[ch] from build/linux instead of the series (development
 # only; the default is the series, and the tree is used only if the series does not exist).
 set -eu
 
@@ -32,18 +32,18 @@ fi
 if [ "$src" = series ]; then
 	n=0
 	for p in $(grep -v '^[[:space:]]*#' "$patches/series"); do
-		(cd "$tmp" && git apply --include='kernel/trace/stackmap.[ch]' "$patches/$p")
+		(cd "$tmp" && git apply --include='kernel/trace/ftrace_stackmap.[ch]' "$patches/$p")
 		n=$((n + 1))
 	done
-	if [ ! -f "$tmp/kernel/trace/stackmap.c" ] || [ ! -f "$tmp/kernel/trace/stackmap.h" ]; then
-		echo "get-sources: the series ($n patches) does not create kernel/trace/stackmap.[ch]" >&2
+	if [ ! -f "$tmp/kernel/trace/ftrace_stackmap.c" ] || [ ! -f "$tmp/kernel/trace/ftrace_stackmap.h" ]; then
+		echo "get-sources: the series ($n patches) does not create kernel/trace/ftrace_stackmap.[ch]" >&2
 		exit 1
 	fi
-	cp "$tmp/kernel/trace/stackmap.c" "$tmp/kernel/trace/stackmap.h" "$out/kernel/trace/"
-	echo "get-sources: stackmap.[ch] from $n patches of kernel/patches/series"
+	cp "$tmp/kernel/trace/ftrace_stackmap.c" "$tmp/kernel/trace/ftrace_stackmap.h" "$out/kernel/trace/"
+	echo "get-sources: ftrace_stackmap.[ch] from $n patches of kernel/patches/series"
 else
-	cp "$tree/kernel/trace/stackmap.c" "$tree/kernel/trace/stackmap.h" "$out/kernel/trace/"
-	echo "get-sources: stackmap.[ch] from $tree (not from the series)"
+	cp "$tree/kernel/trace/ftrace_stackmap.c" "$tree/kernel/trace/ftrace_stackmap.h" "$out/kernel/trace/"
+	echo "get-sources: ftrace_stackmap.[ch] from $tree (not from the series)"
 fi
 
 libs="lib/xxhash.c lib/siphash.c include/linux/xxhash.h include/linux/jhash.h include/linux/hash.h include/linux/siphash.h include/linux/unaligned/packed_struct.h"

@@ -156,7 +156,7 @@ void synchronize_rcu(void)
 /*
  * Heap allocations carry their size in a header so that frees can be counted. Header and
  * allocation are cache-line aligned, as kmalloc() is for the objects the map allocates
- * (struct stackmap has a ____cacheline_aligned member).
+ * (struct ftrace_stackmap has a ____cacheline_aligned member).
  */
 #define SHIM_HDR	64
 

@@ -30,7 +30,7 @@
 
 #include "../shim/shim.h"
 #include "check.h"
-#include "stackmap.h"
+#include "ftrace_stackmap.h"
 #include "stacks.h"
 
 CHECK_DEFINE();
@@ -52,12 +52,12 @@ CHECK_DEFINE();
 #define MAP_BITS	10
 
 static struct stackset set;
-static struct stackmap *map;
+static struct ftrace_stackmap *map;
 static unsigned int nthreads;
 static unsigned long ops_per_thread;
 static int phase_resets;
 
-/* Harness epoch: odd while the reset thread is inside stackmap_reset(); gen = epoch / 2. */
+/* Harness epoch: odd while the reset thread is inside ftrace_stackmap_reset(); gen = epoch / 2. */
 static unsigned long epoch;
 static int stop_flag;
 static unsigned long violations;
@@ -105,7 +105,7 @@ static void one_call(struct obs *o)
 	int id, *slot;
 
 	e1 = __atomic_load_n(&epoch, __ATOMIC_ACQUIRE);
-	id = stackmap_get_id(map, set.ips[s], set.nr[s]);
+	id = ftrace_stackmap_get_id(map, set.ips[s], set.nr[s]);
 	e2 = __atomic_load_n(&epoch, __ATOMIC_ACQUIRE);
 	o->calls++;
 	if (id >= 0) {
@@ -194,24 +194,24 @@ static void *inserter(void *arg)
 static unsigned long export_pass(int *gen_export)
 {
 	unsigned char seen[NR_STACKS];
-	struct stackmap_stack st;
-	struct stackmap_stats stats;
+	struct ftrace_stackmap_stack st;
+	struct ftrace_stackmap_stats stats;
 	unsigned long n = 0;
 	u32 id, limit;
 	u64 gen;
 	int s;
 
 	memset(seen, 0, sizeof(seen));
-	stackmap_read_lock(map);
-	gen = stackmap_generation(map);
-	limit = stackmap_id_limit(map);
+	ftrace_stackmap_read_lock(map);
+	gen = ftrace_stackmap_generation(map);
+	limit = ftrace_stackmap_id_limit(map);
 	if (limit > (1U << MAP_BITS))
 		violation("id limit %u above capacity", limit);
 	for (id = 0; id < limit; id++) {
-		if (!stackmap_lookup(map, id, &st, NULL))
+		if (!ftrace_stackmap_lookup(map, id, &st, NULL))
 			continue;
 		n++;
-		if (st.id != id || st.nr == 0 || st.nr > STACKMAP_MAX_DEPTH) {
+		if (st.id != id || st.nr == 0 || st.nr > FTRACE_STACKMAP_MAX_DEPTH) {
 			violation("export id %u: bad record id %u nr %u", id, st.id, st.nr);
 			continue;
 		}
@@ -233,7 +233,7 @@ static unsigned long export_pass(int *gen_export)
 			*slot = (int)id;
 		}
 	}
-	stackmap_get_stats(map, &stats);
+	ftrace_stackmap_get_stats(map, &stats);
 	/*
 	 * An insert publishes the id before it counts the entry, so up to one insert per
 	 * context (thread and handler) may be exported and not yet counted.
@@ -243,7 +243,7 @@ static unsigned long export_pass(int *gen_export)
 			  (unsigned long long)stats.entries);
 	if (stats.generation != gen)
 		violation("generation changed under the read lock");
-	stackmap_read_unlock(map);
+	ftrace_stackmap_read_unlock(map);
 	return n;
 }
 
@@ -270,7 +270,7 @@ static void *reader(void *arg)
 		}
 		usleep(SLOW ? 20000 : 3000);
 		__atomic_add_fetch(&epoch, 1, __ATOMIC_RELEASE);	/* odd: resetting */
-		r = stackmap_reset(map, before_clear, NULL);
+		r = ftrace_stackmap_reset(map, before_clear, NULL);
 		__atomic_add_fetch(&epoch, 1, __ATOMIC_RELEASE);	/* even: new generation */
 		if (r)
 			violation("reset returned %d", r);
@@ -346,13 +346,13 @@ static void test_steady(void)
 {
 	unsigned long ok[NR_STACKS] = { 0 }, total_ok = 0, total_nospc = 0, calls = 0, sig = 0;
 	int id_of[NR_STACKS], stack_of[1 << MAP_BITS];
-	struct stackmap_stats st;
-	struct stackmap_stack ex;
+	struct ftrace_stackmap_stats st;
+	struct ftrace_stackmap_stack ex;
 	unsigned int t, c, s, stored = 0;
 	u32 *counts;
 	int id;
 
-	map = stackmap_create(MAP_BITS);
+	map = ftrace_stackmap_create(MAP_BITS);
 	phase_resets = 0;
 	reset_workers();
 	violations = 0;
@@ -383,8 +383,8 @@ static void test_steady(void)
 		}
 	}
 	CHECK_EQ(total_ok + total_nospc, calls);
-	stackmap_read_lock(map);
-	stackmap_get_stats(map, &st);
+	ftrace_stackmap_read_lock(map);
+	ftrace_stackmap_get_stats(map, &st);
 	CHECK_EQ(st.successes, total_ok);
 	CHECK_EQ(st.drops, total_nospc);
 	CHECK_EQ(st.busy, 0);
@@ -399,17 +399,17 @@ static void test_steady(void)
 		CHECK(id < (1 << MAP_BITS), "id %d", id);
 		CHECK(stack_of[id] < 0, "id %d names stacks %d and %u", id, stack_of[id], s);
 		stack_of[id] = (int)s;
-		CHECK(stackmap_lookup(map, (u32)id, &ex, NULL), "id %d not exported", id);
+		CHECK(ftrace_stackmap_lookup(map, (u32)id, &ex, NULL), "id %d not exported", id);
 		CHECK_EQ(ex.ref_count, ok[s]);
 		CHECK(ex.nr == set.nr[s] && !memcmp(ex.ips, set.ips[s], ex.nr * sizeof(long)),
 		      "id %d frames", id);
 	}
 	CHECK_EQ(st.entries, stored);
-	counts = calloc(stackmap_capacity(map), sizeof(*counts));
+	counts = calloc(ftrace_stackmap_capacity(map), sizeof(*counts));
 	CHECK(counts != NULL, "calloc");
-	stackmap_fold_counts(map, counts);
-	for (id = 0, c = 0; id < (int)stackmap_id_limit(map); id++) {
-		if (!stackmap_lookup(map, (u32)id, &ex, counts))
+	ftrace_stackmap_fold_counts(map, counts);
+	for (id = 0, c = 0; id < (int)ftrace_stackmap_id_limit(map); id++) {
+		if (!ftrace_stackmap_lookup(map, (u32)id, &ex, counts))
 			continue;
 		c++;
 		CHECK(stack_of[id] >= 0 && ex.ref_count == ok[stack_of[id]],
@@ -417,14 +417,14 @@ static void test_steady(void)
 	}
 	free(counts);
 	CHECK_EQ(c, stored);
-	stackmap_read_unlock(map);
+	ftrace_stackmap_read_unlock(map);
 	CHECK_EQ(violations, 0);
 	printf("  steady %u threads: %lu calls (%lu in signal handlers), %u stacks stored, "
 	       "%llu drops, %llu races, %llu lost ids, %lu export passes\n", nthreads, calls, sig,
 	       stored, (unsigned long long)st.drops, (unsigned long long)st.races,
 	       (unsigned long long)st.lost_ids, export_passes);
 	CHECK(SLOW || sig > 0, "no insert ran in a signal handler");
-	stackmap_destroy(map);
+	ftrace_stackmap_destroy(map);
 }
 
 static void test_resets(void)
@@ -434,7 +434,7 @@ static void test_resets(void)
 	unsigned int t, c, s, g, src;
 	int id, *v;
 
-	map = stackmap_create(MAP_BITS);
+	map = ftrace_stackmap_create(MAP_BITS);
 	phase_resets = 1;
 	epoch = 0;
 	resets_done = 0;
@@ -483,7 +483,7 @@ static void test_resets(void)
 	printf("  resets %u threads: %lu calls, %lu ids, %lu -ENOSPC, %lu -EINVAL (resetting), "
 	       "%lu resets, %lu (gen, stack, id) observations checked, %lu calls straddled a "
 	       "reset\n", nthreads, calls, ok, nospc, einval, resets_done, checked, straddled);
-	stackmap_destroy(map);
+	ftrace_stackmap_destroy(map);
 	free(id_s);
 	free(s_id);
 }
@@ -517,7 +517,7 @@ static void *herd_thread(void *arg)
 		for (i = 0; i < 16; i++)
 			ips[i] = 0xffffffff82000000UL + r * 0x1000 + i * 8;
 		herd_barrier(2 * r);
-		herd_ids[w->cpu] = stackmap_get_id(map, ips, 16);
+		herd_ids[w->cpu] = ftrace_stackmap_get_id(map, ips, 16);
 		herd_barrier(2 * r + 1);
 		if (w->cpu == 0) {
 			for (i = 1; i < nthreads; i++)
@@ -532,10 +532,10 @@ static void *herd_thread(void *arg)
 
 static void test_herd(void)
 {
-	struct stackmap_stats st;
+	struct ftrace_stackmap_stats st;
 	unsigned long saved = ops_per_thread;
 
-	map = stackmap_create(14);
+	map = ftrace_stackmap_create(14);
 	reset_workers();
 	herd_rounds = SLOW ? 300 : 5000;
 	herd_dups = 0;
@@ -544,14 +544,14 @@ static void test_herd(void)
 	ops_per_thread = herd_rounds;
 	run_phase(herd_thread, 0, SLOW ? 150 : 60);
 	ops_per_thread = saved;
-	stackmap_get_stats(map, &st);
+	ftrace_stackmap_get_stats(map, &st);
 	CHECK_EQ(herd_dups, 0);
 	CHECK_EQ(st.entries, herd_rounds);
 	CHECK_EQ(st.successes, herd_rounds * nthreads);
 	printf("  herd %u threads: %lu rounds, %lu duplicate ids, %llu races resolved to one id, "
 	       "%llu lost ids\n", nthreads, herd_rounds, herd_dups, (unsigned long long)st.races,
 	       (unsigned long long)st.lost_ids);
-	stackmap_destroy(map);
+	ftrace_stackmap_destroy(map);
 }
 
 int main(int argc, char **argv)

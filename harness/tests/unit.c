@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of the stackmap contracts (SPEC.md 2.6 and the export interface), black box:
- * only stackmap.h and the shim controls. Single-threaded except where a cmpxchg() hook stands
+ * only ftrace_stackmap.h and the shim controls. Single-threaded except where a cmpxchg() hook stands
  * in for an NMI that fires between filling a record and publishing it.
  */
 #include <errno.h>
@@ -10,7 +10,7 @@
 
 #include "../shim/shim.h"
 #include "check.h"
-#include "stackmap.h"
+#include "ftrace_stackmap.h"
 
 CHECK_DEFINE();
 
@@ -24,34 +24,34 @@ static void fill(unsigned long *ips, unsigned int nr, unsigned long tag)
 		ips[i] = BASE + tag * 0x10000 + i * 8;
 }
 
-static struct stackmap *new_map(unsigned int bits)
+static struct ftrace_stackmap *new_map(unsigned int bits)
 {
-	struct stackmap *map;
+	struct ftrace_stackmap *map;
 
 	shim_set_seed(0x1234 + bits);
-	map = stackmap_create(bits);
+	map = ftrace_stackmap_create(bits);
 	if (!map) {
-		fprintf(stderr, "stackmap_create(%u) failed\n", bits);
+		fprintf(stderr, "ftrace_stackmap_create(%u) failed\n", bits);
 		exit(2);
 	}
 	return map;
 }
 
-static struct stackmap_stats stats_of(struct stackmap *map)
+static struct ftrace_stackmap_stats stats_of(struct ftrace_stackmap *map)
 {
-	struct stackmap_stats st;
+	struct ftrace_stackmap_stats st;
 
-	stackmap_read_lock(map);
-	stackmap_get_stats(map, &st);
-	stackmap_read_unlock(map);
+	ftrace_stackmap_read_lock(map);
+	ftrace_stackmap_get_stats(map, &st);
+	ftrace_stackmap_read_unlock(map);
 	return st;
 }
 
-static u32 ref_of(struct stackmap *map, int id)
+static u32 ref_of(struct ftrace_stackmap *map, int id)
 {
-	struct stackmap_stack s;
+	struct ftrace_stackmap_stack s;
 
-	if (id < 0 || !stackmap_lookup(map, (u32)id, &s, NULL))
+	if (id < 0 || !ftrace_stackmap_lookup(map, (u32)id, &s, NULL))
 		return 0xdeadbeef;
 	return s.ref_count;
 }
@@ -60,8 +60,8 @@ static void test_create_clamps(void)
 {
 	static const unsigned int in[] = { 0, 9, 10, 14, 18, 19, 40 };
 	static const unsigned int want[] = { 10, 10, 10, 14, 18, 18, 18 };
-	struct stackmap_stats st;
-	struct stackmap *map;
+	struct ftrace_stackmap_stats st;
+	struct ftrace_stackmap *map;
 	unsigned int i;
 
 	for (i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
@@ -71,84 +71,84 @@ static void test_create_clamps(void)
 		CHECK_EQ(st.table_size, 2ULL << want[i]);
 		CHECK_EQ(st.entries, 0);
 		CHECK_EQ(st.generation, 0);
-		CHECK_EQ(st.storage_size, (1ULL << want[i]) * STACKMAP_BYTES_PER_STACK);
-		CHECK_EQ(stackmap_id_limit(map), 0);
-		stackmap_destroy(map);
+		CHECK_EQ(st.storage_size, (1ULL << want[i]) * FTRACE_STACKMAP_BYTES_PER_STACK);
+		CHECK_EQ(ftrace_stackmap_id_limit(map), 0);
+		ftrace_stackmap_destroy(map);
 	}
-	stackmap_destroy(NULL);
+	ftrace_stackmap_destroy(NULL);
 }
 
 static void test_einval(void)
 {
-	struct stackmap *map = new_map(10);
+	struct ftrace_stackmap *map = new_map(10);
 	unsigned long ips[4];
-	struct stackmap_stats st;
+	struct ftrace_stackmap_stats st;
 
 	fill(ips, 4, 1);
-	CHECK_EQ(stackmap_get_id(NULL, ips, 4), -EINVAL);
-	CHECK_EQ(stackmap_get_id(map, ips, 0), -EINVAL);
+	CHECK_EQ(ftrace_stackmap_get_id(NULL, ips, 4), -EINVAL);
+	CHECK_EQ(ftrace_stackmap_get_id(map, ips, 0), -EINVAL);
 	st = stats_of(map);
 	CHECK_EQ(st.drops, 0);
 	CHECK_EQ(st.successes, 0);
-	CHECK_EQ(stackmap_get_id(map, ips, 4), 0);
-	stackmap_destroy(map);
+	CHECK_EQ(ftrace_stackmap_get_id(map, ips, 4), 0);
+	ftrace_stackmap_destroy(map);
 }
 
 static void test_e2big_never_truncates(void)
 {
-	struct stackmap *map = new_map(10);
-	unsigned long a[STACKMAP_MAX_DEPTH + 1], b[STACKMAP_MAX_DEPTH + 1];
-	struct stackmap_stats st;
+	struct ftrace_stackmap *map = new_map(10);
+	unsigned long a[FTRACE_STACKMAP_MAX_DEPTH + 1], b[FTRACE_STACKMAP_MAX_DEPTH + 1];
+	struct ftrace_stackmap_stats st;
 	int ida, idb, idp;
 
-	fill(a, STACKMAP_MAX_DEPTH + 1, 7);
+	fill(a, FTRACE_STACKMAP_MAX_DEPTH + 1, 7);
 	memcpy(b, a, sizeof(a));
-	b[STACKMAP_MAX_DEPTH] ^= 0x40;	/* differ only at frame 65 */
+	b[FTRACE_STACKMAP_MAX_DEPTH] ^= 0x40;	/* differ only at frame 65 */
 
-	CHECK_EQ(stackmap_get_id(map, a, STACKMAP_MAX_DEPTH + 1), -E2BIG);
-	CHECK_EQ(stackmap_get_id(map, b, STACKMAP_MAX_DEPTH + 1), -E2BIG);
-	CHECK_EQ(stackmap_get_id(map, a, 1000), -E2BIG);
+	CHECK_EQ(ftrace_stackmap_get_id(map, a, FTRACE_STACKMAP_MAX_DEPTH + 1), -E2BIG);
+	CHECK_EQ(ftrace_stackmap_get_id(map, b, FTRACE_STACKMAP_MAX_DEPTH + 1), -E2BIG);
+	CHECK_EQ(ftrace_stackmap_get_id(map, a, 1000), -E2BIG);
 	st = stats_of(map);
 	CHECK_EQ(st.too_deep, 3);
 	CHECK_EQ(st.entries, 0);
 	CHECK_EQ(st.drops, 0);
-	CHECK_EQ(stackmap_id_limit(map), 0);
+	CHECK_EQ(ftrace_stackmap_id_limit(map), 0);
 
 	/* The 64-frame prefix is a stack of its own; the 65-frame ones never get its id. */
-	ida = stackmap_get_id(map, a, STACKMAP_MAX_DEPTH);
+	ida = ftrace_stackmap_get_id(map, a, FTRACE_STACKMAP_MAX_DEPTH);
 	CHECK(ida >= 0, "64 frames must be accepted: %d", ida);
-	CHECK_EQ(stackmap_get_id(map, a, STACKMAP_MAX_DEPTH + 1), -E2BIG);
-	CHECK_EQ(stackmap_get_id(map, b, STACKMAP_MAX_DEPTH + 1), -E2BIG);
+	CHECK_EQ(ftrace_stackmap_get_id(map, a, FTRACE_STACKMAP_MAX_DEPTH + 1), -E2BIG);
+	CHECK_EQ(ftrace_stackmap_get_id(map, b, FTRACE_STACKMAP_MAX_DEPTH + 1), -E2BIG);
 
 	/* 64 frames differing only in the last one are two stacks. */
 	memcpy(b, a, sizeof(a));
-	b[STACKMAP_MAX_DEPTH - 1] ^= 0x40;
-	idb = stackmap_get_id(map, b, STACKMAP_MAX_DEPTH);
+	b[FTRACE_STACKMAP_MAX_DEPTH - 1] ^= 0x40;
+	idb = ftrace_stackmap_get_id(map, b, FTRACE_STACKMAP_MAX_DEPTH);
 	CHECK(idb >= 0 && idb != ida, "ida %d idb %d", ida, idb);
 
 	/* A prefix (63 frames) is a different stack too. */
-	idp = stackmap_get_id(map, a, STACKMAP_MAX_DEPTH - 1);
+	idp = ftrace_stackmap_get_id(map, a, FTRACE_STACKMAP_MAX_DEPTH - 1);
 	CHECK(idp >= 0 && idp != ida && idp != idb, "idp %d", idp);
 	CHECK_EQ(ref_of(map, ida), 1);
 	CHECK_EQ(ref_of(map, idb), 1);
-	stackmap_destroy(map);
+	ftrace_stackmap_destroy(map);
 }
 
 static void test_same_stack_same_id_dense(void)
 {
-	struct stackmap *map = new_map(12);
+	struct ftrace_stackmap *map = new_map(12);
 	unsigned long ips[16];
-	struct stackmap_stats st;
-	struct stackmap_stack s;
+	struct ftrace_stackmap_stats st;
+	struct ftrace_stackmap_stack s;
 	int i, id;
 
 	for (i = 0; i < 500; i++) {
 		fill(ips, 1 + i % 16, (unsigned long)i);
-		CHECK_EQ(stackmap_get_id(map, ips, 1 + i % 16), i);	/* dense, in order */
+		CHECK_EQ(ftrace_stackmap_get_id(map, ips, 1 + i % 16), i);	/* dense, in order */
 	}
 	for (i = 499; i >= 0; i--) {
 		fill(ips, 1 + i % 16, (unsigned long)i);
-		id = stackmap_get_id(map, ips, 1 + i % 16);
+		id = ftrace_stackmap_get_id(map, ips, 1 + i % 16);
 		CHECK_EQ(id, i);
 	}
 	st = stats_of(map);
@@ -158,30 +158,30 @@ static void test_same_stack_same_id_dense(void)
 	CHECK_EQ(st.drops, 0);
 	CHECK_EQ(st.races, 0);
 	CHECK_EQ(st.lost_ids, 0);
-	CHECK_EQ(stackmap_id_limit(map), 500);
+	CHECK_EQ(ftrace_stackmap_id_limit(map), 500);
 
-	stackmap_read_lock(map);
+	ftrace_stackmap_read_lock(map);
 	for (i = 0; i < 500; i++) {
 		fill(ips, 1 + i % 16, (unsigned long)i);
-		CHECK(stackmap_lookup(map, (u32)i, &s, NULL), "id %d", i);
+		CHECK(ftrace_stackmap_lookup(map, (u32)i, &s, NULL), "id %d", i);
 		CHECK_EQ(s.id, i);
 		CHECK_EQ(s.nr, 1 + i % 16);
 		CHECK_EQ(s.ref_count, 2);
 		CHECK(!memcmp(s.ips, ips, s.nr * sizeof(*ips)), "frames of id %d", i);
 	}
-	CHECK(!stackmap_lookup(map, 500, &s, NULL), "unused id 500");
-	CHECK(!stackmap_lookup(map, 1U << 12, &s, NULL), "id == capacity");
-	CHECK(!stackmap_lookup(map, UINT32_MAX, &s, NULL), "id UINT32_MAX");
-	CHECK_EQ(stackmap_generation(map), 0);
-	stackmap_read_unlock(map);
-	stackmap_destroy(map);
+	CHECK(!ftrace_stackmap_lookup(map, 500, &s, NULL), "unused id 500");
+	CHECK(!ftrace_stackmap_lookup(map, 1U << 12, &s, NULL), "id == capacity");
+	CHECK(!ftrace_stackmap_lookup(map, UINT32_MAX, &s, NULL), "id UINT32_MAX");
+	CHECK_EQ(ftrace_stackmap_generation(map), 0);
+	ftrace_stackmap_read_unlock(map);
+	ftrace_stackmap_destroy(map);
 }
 
 static void test_exact_refcounts(void)
 {
-	struct stackmap *map;
+	struct ftrace_stackmap *map;
 	unsigned long a[8], b[3];
-	struct stackmap_stats st;
+	struct ftrace_stackmap_stats st;
 	int i, ida = -1, idb = -1;
 
 	shim_set_nr_cpus(4);
@@ -189,17 +189,17 @@ static void test_exact_refcounts(void)
 	fill(a, 8, 1);
 	fill(b, 3, 2);
 	for (i = 0; i < 5; i++)
-		ida = stackmap_get_id(map, a, 8);
+		ida = ftrace_stackmap_get_id(map, a, 8);
 	for (i = 0; i < 3; i++)
-		idb = stackmap_get_id(map, b, 3);
+		idb = ftrace_stackmap_get_id(map, b, 3);
 	CHECK_EQ(ref_of(map, ida), 5);
 	CHECK_EQ(ref_of(map, idb), 3);
 	/* Counts from other CPUs are summed. */
 	shim_thread_set_cpu(3);
 	for (i = 0; i < 4; i++)
-		CHECK_EQ(stackmap_get_id(map, a, 8), ida);
+		CHECK_EQ(ftrace_stackmap_get_id(map, a, 8), ida);
 	shim_thread_set_cpu(1);
-	CHECK_EQ(stackmap_get_id(map, b, 3), idb);
+	CHECK_EQ(ftrace_stackmap_get_id(map, b, 3), idb);
 	shim_thread_set_cpu(0);
 	CHECK_EQ(ref_of(map, ida), 9);
 	CHECK_EQ(ref_of(map, idb), 4);
@@ -207,11 +207,11 @@ static void test_exact_refcounts(void)
 	CHECK_EQ(st.successes, 13);
 	CHECK_EQ(st.hits, 11);
 	CHECK_EQ(st.entries, 2);
-	stackmap_destroy(map);
+	ftrace_stackmap_destroy(map);
 }
 
 struct reset_probe {
-	struct stackmap *map;
+	struct ftrace_stackmap *map;
 	int calls;
 	int get_id_during;
 	int nested_reset;
@@ -222,34 +222,34 @@ struct reset_probe {
 static void reset_cb(void *arg)
 {
 	struct reset_probe *p = arg;
-	struct stackmap_stats st;
+	struct ftrace_stackmap_stats st;
 	unsigned long ips[2] = { 1, 2 };
 
 	p->calls++;
-	p->get_id_during = stackmap_get_id(p->map, ips, 2);
-	p->nested_reset = stackmap_reset(p->map, NULL, NULL);
-	p->limit_during = stackmap_id_limit(p->map);
-	stackmap_get_stats(p->map, &st);
+	p->get_id_during = ftrace_stackmap_get_id(p->map, ips, 2);
+	p->nested_reset = ftrace_stackmap_reset(p->map, NULL, NULL);
+	p->limit_during = ftrace_stackmap_id_limit(p->map);
+	ftrace_stackmap_get_stats(p->map, &st);
 	p->busy_during = st.busy;
 }
 
 static void test_reset(void)
 {
-	struct stackmap *map = new_map(10);
+	struct ftrace_stackmap *map = new_map(10);
 	struct reset_probe p = { .map = map };
-	unsigned long ips[8], deep[STACKMAP_MAX_DEPTH + 1];
-	struct stackmap_stats st;
-	struct stackmap_stack s;
+	unsigned long ips[8], deep[FTRACE_STACKMAP_MAX_DEPTH + 1];
+	struct ftrace_stackmap_stats st;
+	struct ftrace_stackmap_stack s;
 	int i;
 
 	for (i = 0; i < 10; i++) {
 		fill(ips, 8, (unsigned long)i);
-		CHECK_EQ(stackmap_get_id(map, ips, 8), i);
+		CHECK_EQ(ftrace_stackmap_get_id(map, ips, 8), i);
 	}
-	fill(deep, STACKMAP_MAX_DEPTH + 1, 0);
-	CHECK_EQ(stackmap_get_id(map, deep, STACKMAP_MAX_DEPTH + 1), -E2BIG);
+	fill(deep, FTRACE_STACKMAP_MAX_DEPTH + 1, 0);
+	CHECK_EQ(ftrace_stackmap_get_id(map, deep, FTRACE_STACKMAP_MAX_DEPTH + 1), -E2BIG);
 
-	CHECK_EQ(stackmap_reset(map, reset_cb, &p), 0);
+	CHECK_EQ(ftrace_stackmap_reset(map, reset_cb, &p), 0);
 	CHECK_EQ(p.calls, 1);
 	CHECK_EQ(p.get_id_during, -EINVAL);	/* inserts fail fast during a reset */
 	CHECK_EQ(p.nested_reset, -EBUSY);	/* one reset at a time */
@@ -264,34 +264,34 @@ static void test_reset(void)
 	CHECK_EQ(st.too_deep, 0);
 	CHECK_EQ(st.drops, 0);
 	CHECK_EQ(st.storage_used, 8);	/* only the reserved word 0 */
-	CHECK_EQ(stackmap_id_limit(map), 0);
-	stackmap_read_lock(map);
-	CHECK(!stackmap_lookup(map, 0, &s, NULL), "id 0 after reset");
-	CHECK_EQ(stackmap_generation(map), 1);
-	stackmap_read_unlock(map);
+	CHECK_EQ(ftrace_stackmap_id_limit(map), 0);
+	ftrace_stackmap_read_lock(map);
+	CHECK(!ftrace_stackmap_lookup(map, 0, &s, NULL), "id 0 after reset");
+	CHECK_EQ(ftrace_stackmap_generation(map), 1);
+	ftrace_stackmap_read_unlock(map);
 
 	/* Ids restart at 0, in the order of first insertion after the reset. */
 	fill(ips, 8, 9);
-	CHECK_EQ(stackmap_get_id(map, ips, 8), 0);
+	CHECK_EQ(ftrace_stackmap_get_id(map, ips, 8), 0);
 	fill(ips, 8, 0);
-	CHECK_EQ(stackmap_get_id(map, ips, 8), 1);
+	CHECK_EQ(ftrace_stackmap_get_id(map, ips, 8), 1);
 	CHECK_EQ(ref_of(map, 1), 1);
-	CHECK_EQ(stackmap_reset(map, NULL, NULL), 0);
+	CHECK_EQ(ftrace_stackmap_reset(map, NULL, NULL), 0);
 	CHECK_EQ(stats_of(map).generation, 2);
-	stackmap_destroy(map);
+	ftrace_stackmap_destroy(map);
 }
 
 static void test_enospc_ids_full(void)
 {
-	struct stackmap *map = new_map(10);
+	struct ftrace_stackmap *map = new_map(10);
 	unsigned long ips[2];
-	struct stackmap_stats st;
+	struct ftrace_stackmap_stats st;
 	int i, id, ok = 0, full = 0, other = 0, *ids;
 
 	ids = calloc(3000, sizeof(*ids));
 	for (i = 0; i < 3000; i++) {
 		fill(ips, 2, (unsigned long)i);
-		id = stackmap_get_id(map, ips, 2);
+		id = ftrace_stackmap_get_id(map, ips, 2);
 		ids[i] = id;
 		if (id >= 0)
 			ok++;
@@ -308,11 +308,11 @@ static void test_enospc_ids_full(void)
 	CHECK_EQ(st.successes, ok);
 	/* Ids run out at capacity; with this seed no probe sequence ran out before. */
 	CHECK_EQ(ok, 1024);
-	CHECK_EQ(stackmap_id_limit(map), 1024);
+	CHECK_EQ(ftrace_stackmap_id_limit(map), 1024);
 	/* Stored stacks keep their ids when the map is full; refused ones stay refused. */
 	for (i = 0; i < 3000; i++) {
 		fill(ips, 2, (unsigned long)i);
-		id = stackmap_get_id(map, ips, 2);
+		id = ftrace_stackmap_get_id(map, ips, 2);
 		CHECK(id == ids[i] || (ids[i] < 0 && id == -ENOSPC), "stack %d: %d then %d", i,
 		      ids[i], id);
 	}
@@ -321,22 +321,22 @@ static void test_enospc_ids_full(void)
 	CHECK_EQ(st.hits, ok);
 	CHECK_EQ(st.lost_ids, 0);
 	free(ids);
-	stackmap_destroy(map);
+	ftrace_stackmap_destroy(map);
 }
 
 static void test_enospc_storage_full(void)
 {
-	struct stackmap *map = new_map(10);
-	unsigned long ips[STACKMAP_MAX_DEPTH];
-	struct stackmap_stats st;
+	struct ftrace_stackmap *map = new_map(10);
+	unsigned long ips[FTRACE_STACKMAP_MAX_DEPTH];
+	struct ftrace_stackmap_stats st;
 	int i, id, ok = 0, full = 0;
 	/* 1024 * 128 bytes = 16384 words, word 0 reserved, 65 words per 64-frame record. */
-	int fit = (int)((1024 * STACKMAP_BYTES_PER_STACK / 8 - 1) / (1 + STACKMAP_MAX_DEPTH));
-	int left = (int)((1024 * STACKMAP_BYTES_PER_STACK / 8 - 1) % (1 + STACKMAP_MAX_DEPTH));
+	int fit = (int)((1024 * FTRACE_STACKMAP_BYTES_PER_STACK / 8 - 1) / (1 + FTRACE_STACKMAP_MAX_DEPTH));
+	int left = (int)((1024 * FTRACE_STACKMAP_BYTES_PER_STACK / 8 - 1) % (1 + FTRACE_STACKMAP_MAX_DEPTH));
 
 	for (i = 0; i < 300; i++) {
-		fill(ips, STACKMAP_MAX_DEPTH, (unsigned long)i);
-		id = stackmap_get_id(map, ips, STACKMAP_MAX_DEPTH);
+		fill(ips, FTRACE_STACKMAP_MAX_DEPTH, (unsigned long)i);
+		id = ftrace_stackmap_get_id(map, ips, FTRACE_STACKMAP_MAX_DEPTH);
 		if (id >= 0)
 			ok++;
 		else
@@ -350,27 +350,27 @@ static void test_enospc_storage_full(void)
 	CHECK_EQ(st.lost_ids, 0);
 	CHECK(st.storage_used <= st.storage_size, "used %llu size %llu",
 	      (unsigned long long)st.storage_used, (unsigned long long)st.storage_size);
-	CHECK_EQ(st.storage_used, 8 * (1 + fit * (1 + STACKMAP_MAX_DEPTH)));
+	CHECK_EQ(st.storage_used, 8 * (1 + fit * (1 + FTRACE_STACKMAP_MAX_DEPTH)));
 	/* Smaller stacks still fit in what is left (2 words each for one frame). */
 	for (i = 0; i < left / 2 + 2; i++) {
 		fill(ips, 1, 5000 + (unsigned long)i);
-		id = stackmap_get_id(map, ips, 1);
+		id = ftrace_stackmap_get_id(map, ips, 1);
 		if (i < left / 2)
 			CHECK(id >= 0, "small stack %d: %d", i, id);
 		else
 			CHECK_EQ(id, -ENOSPC);
 	}
 	/* Known stacks are still found. */
-	fill(ips, STACKMAP_MAX_DEPTH, 0);
-	CHECK_EQ(stackmap_get_id(map, ips, STACKMAP_MAX_DEPTH), 0);
-	stackmap_destroy(map);
+	fill(ips, FTRACE_STACKMAP_MAX_DEPTH, 0);
+	CHECK_EQ(ftrace_stackmap_get_id(map, ips, FTRACE_STACKMAP_MAX_DEPTH), 0);
+	ftrace_stackmap_destroy(map);
 }
 
 /*
  * NMI stand-in: the cmpxchg() hook runs a nested insert of the same stack at the moment the
  * outer insert is about to publish its filled record.
  */
-static struct stackmap *hook_map;
+static struct ftrace_stackmap *hook_map;
 static unsigned long hook_ips[8];
 static int hook_depth, hook_max_depth, hook_ids[4];
 
@@ -382,15 +382,15 @@ static void nested_insert_hook(void *ptr)
 	if (hook_depth >= hook_max_depth)
 		return;
 	level = ++hook_depth;
-	hook_ids[level] = stackmap_get_id(hook_map, hook_ips, 8);
+	hook_ids[level] = ftrace_stackmap_get_id(hook_map, hook_ips, 8);
 }
 
 static void test_publish_race_one_id(void)
 {
-	struct stackmap *map = new_map(10);
+	struct ftrace_stackmap *map = new_map(10);
 	unsigned long ips[16];
-	struct stackmap_stats st;
-	struct stackmap_stack s;
+	struct ftrace_stackmap_stats st;
+	struct ftrace_stackmap_stack s;
 	int id, id2;
 
 	hook_map = map;
@@ -398,7 +398,7 @@ static void test_publish_race_one_id(void)
 	hook_depth = 0;
 	hook_max_depth = 1;
 	shim_cmpxchg_hook = nested_insert_hook;
-	id = stackmap_get_id(map, hook_ips, 8);
+	id = ftrace_stackmap_get_id(map, hook_ips, 8);
 	shim_cmpxchg_hook = NULL;
 	CHECK_EQ(hook_depth, 1);
 	CHECK(hook_ids[1] >= 0, "nested insert %d", hook_ids[1]);
@@ -408,19 +408,19 @@ static void test_publish_race_one_id(void)
 	CHECK_EQ(st.entries, 1);
 	CHECK_EQ(st.successes, 2);
 	CHECK_EQ(ref_of(map, id), 2);
-	CHECK_EQ(stackmap_id_limit(map), 2);	/* the loser's id is parked with its record */
-	stackmap_read_lock(map);
-	CHECK(!stackmap_lookup(map, (u32)(1 - id), &s, NULL), "parked id must not be exported");
-	stackmap_read_unlock(map);
+	CHECK_EQ(ftrace_stackmap_id_limit(map), 2);	/* the loser's id is parked with its record */
+	ftrace_stackmap_read_lock(map);
+	CHECK(!ftrace_stackmap_lookup(map, (u32)(1 - id), &s, NULL), "parked id must not be exported");
+	ftrace_stackmap_read_unlock(map);
 
 	/* The parked record (8 frames of room) is reused: the next new stack takes its id. */
 	fill(ips, 8, 43);
-	id2 = stackmap_get_id(map, ips, 8);
+	id2 = ftrace_stackmap_get_id(map, ips, 8);
 	CHECK_EQ(id2, 1 - id);
-	CHECK_EQ(stackmap_id_limit(map), 2);
+	CHECK_EQ(ftrace_stackmap_id_limit(map), 2);
 	/* Too big for a parked record: a fresh one is taken. */
 	fill(ips, 16, 44);
-	CHECK_EQ(stackmap_get_id(map, ips, 16), 2);
+	CHECK_EQ(ftrace_stackmap_get_id(map, ips, 16), 2);
 	st = stats_of(map);
 	CHECK_EQ(st.lost_ids, 0);
 	CHECK_EQ(st.entries, 3);
@@ -430,7 +430,7 @@ static void test_publish_race_one_id(void)
 	hook_depth = 0;
 	hook_max_depth = 2;
 	shim_cmpxchg_hook = nested_insert_hook;
-	id = stackmap_get_id(map, hook_ips, 8);
+	id = ftrace_stackmap_get_id(map, hook_ips, 8);
 	shim_cmpxchg_hook = NULL;
 	CHECK_EQ(hook_depth, 2);
 	CHECK_EQ(id, hook_ids[1]);
@@ -439,7 +439,7 @@ static void test_publish_race_one_id(void)
 	CHECK_EQ(st.races, 3);
 	CHECK_EQ(st.lost_ids, 1);
 	CHECK_EQ(ref_of(map, id), 3);
-	stackmap_destroy(map);
+	ftrace_stackmap_destroy(map);
 }
 
 /*
@@ -461,8 +461,8 @@ static u64 slots_per_cpu(u64 cap, unsigned int cpus)
 static void test_stats_memory(void)
 {
 	static const unsigned int cpus[] = { 1, 2, 8, 64, 256, 1024 };
-	struct stackmap *map;
-	struct stackmap_stats st;
+	struct ftrace_stackmap *map;
+	struct ftrace_stackmap_stats st;
 	size_t before, header = 0;
 	unsigned int i, bits;
 
@@ -474,7 +474,7 @@ static void test_stats_memory(void)
 			before = shim_allocated_bytes();
 			map = new_map(bits);
 			st = stats_of(map);
-			formula = cap * (2 * sizeof(unsigned long) + STACKMAP_BYTES_PER_STACK + 4 + 4) +
+			formula = cap * (2 * sizeof(unsigned long) + FTRACE_STACKMAP_BYTES_PER_STACK + 4 + 4) +
 				  cpus[i] * (slots_per_cpu(cap, cpus[i]) * sizeof(unsigned long) + 8 * 8);
 			CHECK(st.memory == formula, "bits %u, %u cpus: memory %llu, formula %llu",
 			      bits, cpus[i], (unsigned long long)st.memory,
@@ -485,7 +485,7 @@ static void test_stats_memory(void)
 			      "bits %u, %u cpus: allocated %zu, memory %llu + header %zu", bits,
 			      cpus[i], shim_allocated_bytes() - before,
 			      (unsigned long long)st.memory, header);
-			stackmap_destroy(map);
+			ftrace_stackmap_destroy(map);
 			CHECK_EQ(shim_allocated_bytes(), before);
 		}
 	}

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * White-box tests: this file includes kernel/trace/stackmap.c (unchanged) so that it can set
+ * White-box tests: this file includes kernel/trace/ftrace_stackmap.c (unchanged) so that it can set
  * counters near their limits (saturation) and check the table's invariants directly.
  */
-#include "stackmap.c"
+#include "ftrace_stackmap.c"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,34 +21,34 @@ static void fill(unsigned long *ips, unsigned int nr, unsigned long tag)
 		ips[i] = 0xffffffff81000000UL + tag * 0x10000 + i * 8;
 }
 
-static u32 ref_of(struct stackmap *map, int id)
+static u32 ref_of(struct ftrace_stackmap *map, int id)
 {
-	struct stackmap_stack s;
+	struct ftrace_stackmap_stack s;
 
-	return stackmap_lookup(map, (u32)id, &s, NULL) ? s.ref_count : 0xdeadbeef;
+	return ftrace_stackmap_lookup(map, (u32)id, &s, NULL) ? s.ref_count : 0xdeadbeef;
 }
 
 #define SLOTS	((int)map->cache_mask + 1)
 
-static unsigned long *cache_slot(struct stackmap *map, int cpu, u32 id)
+static unsigned long *cache_slot(struct ftrace_stackmap *map, int cpu, u32 id)
 {
 	return &map->cache[((size_t)cpu << map->cache_shift) + (id & map->cache_mask)];
 }
 
-static u32 count_of(struct stackmap *map, u32 id)
+static u32 count_of(struct ftrace_stackmap *map, u32 id)
 {
 	return (u32)atomic_read(&map->counts[id]);
 }
 
 /* Two stacks whose ids share a cache slot: ids 0 and SLOTS (the slots per CPU). */
-static void two_in_one_slot(struct stackmap *map, unsigned long a[4], unsigned long b[4])
+static void two_in_one_slot(struct ftrace_stackmap *map, unsigned long a[4], unsigned long b[4])
 {
 	unsigned long ips[4];
 	unsigned int i;
 
 	for (i = 0; i <= SLOTS; i++) {
 		fill(ips, 4, 1000 + i);
-		CHECK_EQ(stackmap_get_id(map, ips, 4), (int)i);
+		CHECK_EQ(ftrace_stackmap_get_id(map, ips, 4), (int)i);
 		if (i == 0)
 			memcpy(a, ips, sizeof(ips));
 		if (i == SLOTS)
@@ -58,25 +58,25 @@ static void two_in_one_slot(struct stackmap *map, unsigned long a[4], unsigned l
 
 static void test_refcount_saturation(void)
 {
-	struct stackmap *map = stackmap_create(10);
+	struct ftrace_stackmap *map = ftrace_stackmap_create(10);
 	unsigned long ips[4], *slot;
 	int id;
 
 	fill(ips, 4, 1);
-	id = stackmap_get_id(map, ips, 4);
+	id = ftrace_stackmap_get_id(map, ips, 4);
 	CHECK_EQ(id, 0);
 	slot = cache_slot(map, 0, id);
 	CHECK_EQ(*slot, cache_word(id, 1));
 	/* A shared count that would wrap sticks at the maximum. */
 	atomic_set(&map->counts[id], (int)(U32_MAX - 1));
-	stackmap_flush(map, id, 5);
+	ftrace_stackmap_flush(map, id, 5);
 	CHECK_EQ(count_of(map, id), U32_MAX);
-	stackmap_flush(map, id, 1);
+	ftrace_stackmap_flush(map, id, 1);
 	CHECK_EQ(count_of(map, id), U32_MAX);
 	CHECK_EQ(ref_of(map, id), U32_MAX);
 	/* Exactly reaching the maximum is not a wrap. */
 	atomic_set(&map->counts[id], (int)(U32_MAX - 3));
-	stackmap_flush(map, id, 3);
+	ftrace_stackmap_flush(map, id, 3);
 	CHECK_EQ(count_of(map, id), U32_MAX);
 	/* Shared count plus pending counts saturate in the reader. */
 	atomic_set(&map->counts[id], (int)(U32_MAX - 10));
@@ -90,27 +90,27 @@ static void test_refcount_saturation(void)
 	 */
 	atomic_set(&map->counts[id], 0);
 	*cache_slot(map, 1, id) = 0;
-	*slot = cache_word(id, STACKMAP_PENDING_MASK);
+	*slot = cache_word(id, FTRACE_STACKMAP_PENDING_MASK);
 	CHECK_EQ(ref_of(map, id), U32_MAX);
-	CHECK_EQ(stackmap_get_id(map, ips, 4), id);
+	CHECK_EQ(ftrace_stackmap_get_id(map, ips, 4), id);
 	CHECK_EQ(count_of(map, id), U32_MAX);
 	CHECK_EQ(*slot, cache_word(id, 1));
 	CHECK_EQ(ref_of(map, id), U32_MAX);
 	/* Below U32_MAX, the flush adds exactly. */
 	atomic_set(&map->counts[id], 0);
 	*slot = cache_word(id, 1000);
-	stackmap_flush(map, id, U32_MAX - 1);
+	ftrace_stackmap_flush(map, id, U32_MAX - 1);
 	CHECK_EQ(count_of(map, id), U32_MAX - 1);
 	CHECK_EQ(ref_of(map, id), U32_MAX);
 	/* A pending count that carries changes the tag: the fast path cannot take it. */
-	CHECK(cache_tag(cache_word(id, STACKMAP_PENDING_MASK) + 1) != id + 1, "carry");
-	stackmap_destroy(map);
+	CHECK(cache_tag(cache_word(id, FTRACE_STACKMAP_PENDING_MASK) + 1) != id + 1, "carry");
+	ftrace_stackmap_destroy(map);
 }
 
 /* Evictions move pending counts to the shared counter, exactly. */
 static void test_cache_eviction_exact(void)
 {
-	struct stackmap *map = stackmap_create(10);
+	struct ftrace_stackmap *map = ftrace_stackmap_create(10);
 	unsigned long a[4], b[4];
 	int i;
 
@@ -119,21 +119,21 @@ static void test_cache_eviction_exact(void)
 	CHECK_EQ(count_of(map, 0), 1);
 	CHECK_EQ(*cache_slot(map, 0, 0), cache_word(SLOTS, 1));
 	for (i = 0; i < 5; i++)
-		CHECK_EQ(stackmap_get_id(map, b, 4), SLOTS);
+		CHECK_EQ(ftrace_stackmap_get_id(map, b, 4), SLOTS);
 	for (i = 0; i < 3; i++)
-		CHECK_EQ(stackmap_get_id(map, a, 4), 0);
+		CHECK_EQ(ftrace_stackmap_get_id(map, a, 4), 0);
 	CHECK_EQ(count_of(map, SLOTS), 6);
 	CHECK_EQ(count_of(map, 0), 1);
 	CHECK_EQ(ref_of(map, 0), 4);
 	CHECK_EQ(ref_of(map, SLOTS), 6);
 	/* Another CPU caches its own pending counts; the reader adds them. */
 	shim_thread_set_cpu(3);
-	CHECK_EQ(stackmap_get_id(map, a, 4), 0);
-	CHECK_EQ(stackmap_get_id(map, a, 4), 0);
+	CHECK_EQ(ftrace_stackmap_get_id(map, a, 4), 0);
+	CHECK_EQ(ftrace_stackmap_get_id(map, a, 4), 0);
 	shim_thread_set_cpu(0);
 	CHECK_EQ(ref_of(map, 0), 6);
 	CHECK_EQ(count_of(map, 0), 1);
-	stackmap_destroy(map);
+	ftrace_stackmap_destroy(map);
 }
 
 /*
@@ -141,7 +141,7 @@ static void test_cache_eviction_exact(void)
  * cmpxchg_local() of it, a nested get_id() on the same CPU changes that slot. The
  * interrupted reference must still be counted once, in counts[], without a retry.
  */
-static struct stackmap *nmi_map;
+static struct ftrace_stackmap *nmi_map;
 static const unsigned long *nmi_ips;
 static int nmi_left, nmi_id;
 
@@ -151,12 +151,12 @@ static void nmi_hook(void *ptr)
 	if (nmi_left <= 0)
 		return;
 	nmi_left--;
-	nmi_id = stackmap_get_id(nmi_map, nmi_ips, 4);
+	nmi_id = ftrace_stackmap_get_id(nmi_map, nmi_ips, 4);
 }
 
 static void test_flush_racing_nmi(void)
 {
-	struct stackmap *map = stackmap_create(10);
+	struct ftrace_stackmap *map = ftrace_stackmap_create(10);
 	unsigned long a[4], b[4];
 	u32 before_a, before_b;
 
@@ -167,7 +167,7 @@ static void test_flush_racing_nmi(void)
 	/* The NMI hits the same cached id: both counted. b is cached with pending 1. */
 	nmi_ips = b;
 	nmi_left = 1;
-	CHECK_EQ(stackmap_get_id(map, b, 4), SLOTS);
+	CHECK_EQ(ftrace_stackmap_get_id(map, b, 4), SLOTS);
 	CHECK_EQ(nmi_id, SLOTS);
 	CHECK_EQ(ref_of(map, SLOTS), 3);
 
@@ -176,7 +176,7 @@ static void test_flush_racing_nmi(void)
 	before_b = ref_of(map, SLOTS);
 	nmi_ips = a;
 	nmi_left = 1;
-	CHECK_EQ(stackmap_get_id(map, b, 4), SLOTS);
+	CHECK_EQ(ftrace_stackmap_get_id(map, b, 4), SLOTS);
 	CHECK_EQ(nmi_id, 0);
 	CHECK_EQ(ref_of(map, 0), before_a + 1);
 	CHECK_EQ(ref_of(map, SLOTS), before_b + 1);
@@ -186,19 +186,19 @@ static void test_flush_racing_nmi(void)
 	before_b = ref_of(map, SLOTS);
 	nmi_ips = b;
 	nmi_left = 2;
-	CHECK_EQ(stackmap_get_id(map, b, 4), SLOTS);
+	CHECK_EQ(ftrace_stackmap_get_id(map, b, 4), SLOTS);
 	CHECK_EQ(nmi_left, 0);
 	CHECK_EQ(ref_of(map, 0), before_a);
 	CHECK_EQ(ref_of(map, SLOTS), before_b + 3);
 
 	shim_cmpxchg_local_hook = NULL;
-	stackmap_destroy(map);
+	ftrace_stackmap_destroy(map);
 }
 
 /* A reset while pending counts sit in several CPUs' caches: none leaks into the new ids. */
 static void test_reset_with_pending(void)
 {
-	struct stackmap *map = stackmap_create(10);
+	struct ftrace_stackmap *map = ftrace_stackmap_create(10);
 	unsigned long ips[4];
 	int cpu, k;
 
@@ -206,43 +206,43 @@ static void test_reset_with_pending(void)
 	for (cpu = 0; cpu < 4; cpu++) {
 		shim_thread_set_cpu(cpu);
 		for (k = 0; k <= cpu; k++)
-			CHECK_EQ(stackmap_get_id(map, ips, 4), 0);
+			CHECK_EQ(ftrace_stackmap_get_id(map, ips, 4), 0);
 	}
 	shim_thread_set_cpu(0);
 	CHECK_EQ(ref_of(map, 0), 10);
 	CHECK_EQ(count_of(map, 0), 0);
-	CHECK_EQ(stackmap_reset(map, NULL, NULL), 0);
+	CHECK_EQ(ftrace_stackmap_reset(map, NULL, NULL), 0);
 	for (cpu = 0; cpu < 4; cpu++)
 		CHECK_EQ(*cache_slot(map, cpu, 0), 0);
 	/* A different stack gets id 0 in the new generation and counts from zero. */
 	fill(ips, 4, 78);
 	shim_thread_set_cpu(2);
-	CHECK_EQ(stackmap_get_id(map, ips, 4), 0);
+	CHECK_EQ(ftrace_stackmap_get_id(map, ips, 4), 0);
 	shim_thread_set_cpu(0);
 	CHECK_EQ(ref_of(map, 0), 1);
-	stackmap_destroy(map);
+	ftrace_stackmap_destroy(map);
 }
 
 static void test_stats_saturation(void)
 {
-	struct stackmap *map = stackmap_create(10);
-	struct stackmap_stats st;
+	struct ftrace_stackmap *map = ftrace_stackmap_create(10);
+	struct ftrace_stackmap_stats st;
 
 	local_set(&map->cpus[0].hits, -2L);	/* ULONG_MAX - 1; successes = hits + inserts + races */
 	local_set(&map->cpus[1].inserts, 7);
 	local_set(&map->cpus[2].drops, -1L);
 	local_set(&map->cpus[3].drops, -1L);
-	stackmap_get_stats(map, &st);
+	ftrace_stackmap_get_stats(map, &st);
 	CHECK(st.successes == U64_MAX, "successes %llu", (unsigned long long)st.successes);
 	CHECK(st.drops == U64_MAX, "drops %llu", (unsigned long long)st.drops);
-	stackmap_destroy(map);
+	ftrace_stackmap_destroy(map);
 }
 
-/* Walk the table and check every invariant of the header comment of stackmap.c. */
-static void check_invariants(struct stackmap *map, unsigned int nr_stacks)
+/* Walk the table and check every invariant of the header comment of ftrace_stackmap.c. */
+static void check_invariants(struct ftrace_stackmap *map, unsigned int nr_stacks)
 {
-	u32 limit = stackmap_id_limit(map), idx, off, home, dist, used = 0, id;
-	struct stackmap_rec *rec;
+	u32 limit = ftrace_stackmap_id_limit(map), idx, off, home, dist, used = 0, id;
+	struct ftrace_stackmap_rec *rec;
 	unsigned char *seen = calloc(map->capacity, 1);
 	unsigned long v;
 	u64 hash;
@@ -254,18 +254,18 @@ static void check_invariants(struct stackmap *map, unsigned int nr_stacks)
 		used++;
 		off = slot_off(v);
 		CHECK(off > 0 && off < map->arena_words, "slot %u offset %u", idx, off);
-		rec = stackmap_rec_at(map, off);
+		rec = ftrace_stackmap_rec_at(map, off);
 		CHECK(rec->id < limit, "slot %u id %u limit %u", idx, rec->id, limit);
-		CHECK(rec->nr >= 1 && rec->nr <= rec->cap && rec->cap <= STACKMAP_MAX_DEPTH,
+		CHECK(rec->nr >= 1 && rec->nr <= rec->cap && rec->cap <= FTRACE_STACKMAP_MAX_DEPTH,
 		      "nr %u cap %u", rec->nr, rec->cap);
 		CHECK_EQ(map->id_off[rec->id], off);
 		CHECK(!seen[rec->id], "id %u in two slots", rec->id);
 		seen[rec->id] = 1;
-		hash = stackmap_hash(rec->ips, rec->nr, map->seed);
+		hash = ftrace_stackmap_hash(rec->ips, rec->nr, map->seed);
 		CHECK_EQ(slot_fp(v), hash_fp(hash));
 		home = (u32)hash & map->table_mask;
 		dist = (idx - home) & map->table_mask;
-		CHECK(dist < STACKMAP_MAX_PROBE, "slot %u is %u probes from home", idx, dist);
+		CHECK(dist < FTRACE_STACKMAP_MAX_PROBE, "slot %u is %u probes from home", idx, dist);
 	}
 	CHECK_EQ(used, nr_stacks);
 	for (id = 0; id < limit; id++)
@@ -281,18 +281,18 @@ static void test_fill_invariants_and_probe_bound(void)
 {
 	unsigned long ips[3];
 	unsigned int seed, i, stored, window_full = 0, probe_drops = 0, worst = 0;
-	struct stackmap *map;
+	struct ftrace_stackmap *map;
 	u32 idx, k, home;
 	u64 hash;
 	int id;
 
 	for (seed = 0; seed < 40; seed++) {
 		shim_set_seed(seed * 7919 + 1);
-		map = stackmap_create(10);
+		map = ftrace_stackmap_create(10);
 		stored = 0;
 		for (i = 0; i < 1100; i++) {
 			fill(ips, 3, seed * 100000 + i);
-			id = stackmap_get_id(map, ips, 3);
+			id = ftrace_stackmap_get_id(map, ips, 3);
 			if (id >= 0) {
 				stored++;
 				continue;
@@ -302,20 +302,20 @@ static void test_fill_invariants_and_probe_bound(void)
 				continue;
 			/* Not out of ids: the probe window must have been full. */
 			probe_drops++;
-			hash = stackmap_hash(ips, 3, map->seed);
+			hash = ftrace_stackmap_hash(ips, 3, map->seed);
 			home = (u32)hash & map->table_mask;
-			for (k = 0; k < STACKMAP_MAX_PROBE; k++) {
+			for (k = 0; k < FTRACE_STACKMAP_MAX_PROBE; k++) {
 				idx = (home + k) & map->table_mask;
 				if (!map->table[idx])
 					break;
 			}
-			CHECK(k == STACKMAP_MAX_PROBE, "drop with an empty slot %u probes in", k);
+			CHECK(k == FTRACE_STACKMAP_MAX_PROBE, "drop with an empty slot %u probes in", k);
 			window_full++;
 		}
 		if (1024 - stored > worst)
 			worst = 1024 - stored;
 		check_invariants(map, stored);
-		stackmap_destroy(map);
+		ftrace_stackmap_destroy(map);
 	}
 	printf("whitebox: probe-bound drops before the map was full: %u in 40 fills of 1024 "
 	       "(worst fill lost %u ids' worth)\n", probe_drops, worst);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * User-space stand-ins for the kernel interfaces that kernel/trace/stackmap.c, lib/xxhash.c
+ * User-space stand-ins for the kernel interfaces that kernel/trace/ftrace_stackmap.c, lib/xxhash.c
  * and include/linux/jhash.h use. Every include/linux/ and include/asm/ shim header in this
  * directory includes this one file, so the whole emulation is in one place.
  *
