@@ -44,9 +44,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/ftrace_stackmap.h>
+
 #include "tracefs.h"
 
-#define MAGIC 0x46534D42u
+#define MAGIC FTRACE_STACKMAP_BIN_MAGIC
 
 enum { F_MAP, F_STAT, F_BIN, NR_FILES };
 static const char *const fname[NR_FILES] = { "stack_map", "stack_map_stat", "stack_map_bin" };
@@ -519,6 +521,12 @@ static void table_on_fd(const struct ctx *c, int fd, int file, int oflags)
 {
 	static const char *const bad_writes[] = { "x", "1", "resetx", "0 ", " 0", "RESET",
 						  "reset\r\n" };
+	/* Writes strlen() cannot describe: empty, embedded NULs, binary junk, over-long. */
+	static const struct {
+		const char *s;
+		size_t n;
+	} raw_writes[] = { { "", 0 },	      { "\0", 1 },	      { "0\0", 2 },
+			   { "\377\376", 2 }, { "reset\n\n", 7 }, { "12345678", 8 } };
 	static const off_t offs[] = { 0, 1, 17, 4096, (off_t)1 << 40, -1 };
 	size_t i;
 	int k;
@@ -540,6 +548,9 @@ static void table_on_fd(const struct ctx *c, int fd, int file, int oflags)
 	for (i = 0; i < sizeof(bad_writes) / sizeof(bad_writes[0]); i++)
 		for (k = 0; k < 3; k++)
 			op_write(c, fd, file, oflags, bad_writes[i], strlen(bad_writes[i]), k);
+	for (i = 0; i < sizeof(raw_writes) / sizeof(raw_writes[0]); i++)
+		for (k = 0; k < 3; k++)
+			op_write(c, fd, file, oflags, raw_writes[i].s, raw_writes[i].n, k);
 	for (k = 0; k < NR_MISC; k++)
 		op_misc(c, fd, file, oflags, k, 0x1234 + k);
 }

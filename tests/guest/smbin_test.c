@@ -24,10 +24,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/ftrace_stackmap.h>
+
 #include "tracefs.h"
 
-#define MAGIC 0x46534D42u
-#define MAX_DEPTH 64
+#define MAGIC FTRACE_STACKMAP_BIN_MAGIC
+#define HDR ((uint32_t)sizeof(struct ftrace_stackmap_bin_header))
+#define RECHDR ((uint32_t)sizeof(struct ftrace_stackmap_bin_record))
+#define MAX_DEPTH FTRACE_STACKMAP_BIN_MAX_DEPTH
 
 static int passed, failed;
 
@@ -120,23 +124,23 @@ struct rec {
 static long parse(const unsigned char *p, size_t len, struct rec *recs, long max, char *err)
 {
 	uint32_t h[4], r[4], prev = 0;
-	size_t off = 16;
+	size_t off = HDR;
 	long n = 0;
 
-	if (len < 16)
+	if (len < HDR)
 		return sprintf(err, "short header (%zu bytes)", len), -1;
-	memcpy(h, p, 16);
-	if (h[0] != MAGIC || h[1] != 1 || h[3] != 0)
+	memcpy(h, p, HDR);
+	if (h[0] != MAGIC || h[1] != FTRACE_STACKMAP_BIN_VERSION || h[3] != 0)
 		return sprintf(err, "bad header %08x %u %u %u", h[0], h[1], h[2], h[3]), -1;
 	while (off < len) {
-		if (len - off < 16)
+		if (len - off < RECHDR)
 			return sprintf(err, "offset %zu: truncated record header", off), -1;
-		memcpy(r, p + off, 16);
+		memcpy(r, p + off, RECHDR);
 		if (r[1] == 0 || r[1] > MAX_DEPTH || r[3] != 0)
 			return sprintf(err, "offset %zu: nr %u reserved %u", off, r[1], r[3]), -1;
 		if (n > 0 && r[0] <= prev)
 			return sprintf(err, "offset %zu: id %u after %u", off, r[0], prev), -1;
-		if (len - off < 16 + 8ul * r[1])
+		if (len - off < RECHDR + 8ul * r[1])
 			return sprintf(err, "offset %zu: record of %u frames truncated", off, r[1]), -1;
 		if (recs && n < max) {
 			recs[n].id = r[0];
@@ -144,7 +148,7 @@ static long parse(const unsigned char *p, size_t len, struct rec *recs, long max
 			recs[n].ref = r[2];
 		}
 		prev = r[0];
-		off += 16 + 8ul * r[1];
+		off += RECHDR + 8ul * r[1];
 		n++;
 	}
 	if ((uint32_t)n != h[2])

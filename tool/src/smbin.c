@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Decoder for stack_map_bin, version 1. See doc/FORMAT.md for the layout.
+ * Decoder for stack_map_bin, version 1. The layout: smbin.h and doc/FORMAT.md.
  *
  * Every length read from the input is checked against the bytes that remain before it is used,
  * and allocations are bounded by the input size, never by a count taken from the input.

@@ -2,8 +2,9 @@
 /*
  * smbin - decoder for the ftrace stackmap binary export (stack_map_bin, version 1).
  *
- * The byte layout is specified in doc/FORMAT.md. This library never prints: every function
- * returns 0 or a negative errno and, on a format error, fills a struct smbin_err with the byte
+ * The layout is the kernel's uapi header, its rules are in the kernel's
+ * Documentation/trace/ftrace-stackmap.rst ("The binary format"); doc/FORMAT.md adds examples
+ * and this decoder's errors. This library never prints: every function returns 0 or a negative errno and, on a format error, fills a struct smbin_err with the byte
  * offset at which the problem was found and a one-line description.
  */
 #ifndef SMBIN_H
@@ -12,13 +13,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SMBIN_MAGIC	    0x46534D42u /* 'FSMB' read as a native u32 */
-#define SMBIN_MAGIC_SWAPPED 0x424D5346u /* the same bytes from the other byte order */
-#define SMBIN_VERSION	    1u
-#define SMBIN_HEADER_SIZE   16u
-#define SMBIN_REC_HDR_SIZE  16u
-#define SMBIN_MAX_DEPTH	    64u
-#define SMBIN_TRAMPOLINE    0x7fffffffull /* ftrace trampoline sentinel (INT_MAX) */
+/*
+ * The layout is the kernel's own, from the series' include/uapi/linux/ftrace_stackmap.h
+ * (extracted into build/uapi by scripts/uapi-header); these names only adapt it.
+ */
+#include <linux/ftrace_stackmap.h>
+
+#define SMBIN_MAGIC ((uint32_t)FTRACE_STACKMAP_BIN_MAGIC)
+/* The same four bytes read in the other byte order. */
+#define SMBIN_MAGIC_SWAPPED ((uint32_t)__builtin_bswap32(FTRACE_STACKMAP_BIN_MAGIC))
+#define SMBIN_VERSION	    ((unsigned int)FTRACE_STACKMAP_BIN_VERSION)
+#define SMBIN_HEADER_SIZE   ((unsigned int)sizeof(struct ftrace_stackmap_bin_header))
+#define SMBIN_REC_HDR_SIZE  ((unsigned int)sizeof(struct ftrace_stackmap_bin_record))
+#define SMBIN_MAX_DEPTH	    ((unsigned int)FTRACE_STACKMAP_BIN_MAX_DEPTH)
+#define SMBIN_TRAMPOLINE    ((uint64_t)FTRACE_STACKMAP_BIN_TRAMPOLINE)
 #define SMBIN_ERR_MSG_LEN   160
 
 struct smbin_err {

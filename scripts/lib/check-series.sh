@@ -1,0 +1,247 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# scripts/kernel check-series: what a maintainer checks before taking the series, sourced by
+# scripts/kernel (uses its TREE, BUILD, CONFIGS, JOBS, BASE_TAG, g, say, die).
+#
+#   1. bisectability: every commit of build/linux since the base builds (x86_64, the test
+#      config), compiled with W=1 and sparse (C=1); a warning that the base build of the same
+#      file does not have is new and fails the check (line numbers are ignored, since the
+#      series moves lines; every warning in a file the series creates is new);
+#   2. checkpatch --strict on every commit: each finding must be listed, with its reason, in
+#      kernel/checkpatch-allowed.txt (the cover letter names them);
+#   3. other configurations at the top commit: CONFIG_FTRACE_STACKMAP=n (x86_64), i386 (32-bit:
+#      the map's path without fingerprints) and arm64 (cross-compiled, when
+#      aarch64-linux-gnu-gcc is installed), each with W=1 and sparse on kernel/trace/;
+#   4. with --boot, every commit from the KUnit patch on is booted in QEMU: the ftrace
+#      start-up self-tests and the KUnit suite must pass in its boot log.
+#
+# It works in its own worktree ($BUILD/check/linux) and object directories ($BUILD/check/obj-*),
+# so build/linux and build/obj are left alone. The first run builds the base kernel in full
+# with W=1 and sparse (about 10 minutes on 2 cores); later commits are incremental.
+#
+# Options: --boot (step 4), --no-configs (skip step 3), --only-configs (only step 3),
+# --keep-going (go on after a failing commit). Exit status 0 when every check passed.
+
+# shellcheck source=checkpatch.sh
+. "$ROOT/scripts/lib/checkpatch.sh"
+
+CS_DIR=$BUILD/check
+CS_TREE=$CS_DIR/linux
+CS_FAILS=0
+
+cs_ok() { echo "  ok    $*"; }
+cs_bad() { echo "  FAIL  $*"; CS_FAILS=$((CS_FAILS + 1)); }
+
+# A worktree of build/linux, detached at the commit to check.
+cs_worktree() { # commit
+	if [ ! -e "$CS_TREE/.git" ]; then
+		rm -rf "$CS_TREE"
+		g worktree prune
+		g worktree add -q --detach "$CS_TREE" "$1" || die "cannot create the worktree $CS_TREE"
+	fi
+	git -C "$CS_TREE" checkout -q --detach "$1" || die "cannot check out $1 in $CS_TREE"
+}
+
+# tinyconfig for ARCH + fragments -> OBJ/.config (only rewritten when it changes), and every
+# option a fragment asks for must survive olddefconfig, as scripts/kernel build checks.
+cs_configure() { # arch obj fragments...
+	local arch=$1 obj=$2 tmp frag line sym
+	shift 2
+	tmp=$CS_DIR/config.tmp
+	rm -rf "$tmp"
+	mkdir -p "$tmp" "$obj"
+	make -s -C "$CS_TREE" O="$tmp" ARCH="$arch" $(cs_cross "$arch") tinyconfig >/dev/null
+	"$CS_TREE/scripts/kconfig/merge_config.sh" -m -O "$tmp" "$tmp/.config" "$@" >"$tmp/merge.log" 2>&1 ||
+		{ cat "$tmp/merge.log" >&2; die "merge_config failed ($arch)"; }
+	make -s -C "$CS_TREE" O="$tmp" ARCH="$arch" $(cs_cross "$arch") olddefconfig >/dev/null
+	for frag in "$@"; do
+		while IFS= read -r line; do
+			case $line in
+			CONFIG_*=*)
+				grep -qxF "$line" "$tmp/.config" ||
+					die "config ($arch): '$line' from $(basename "$frag") did not survive olddefconfig" ;;
+			"# CONFIG_"*" is not set")
+				sym=${line#\# }
+				sym=${sym%% *}
+				! grep -q "^$sym=" "$tmp/.config" ||
+					die "config ($arch): $sym should be off ($(basename "$frag"))" ;;
+			esac
+		done <"$frag"
+	done
+	cmp -s "$tmp/.config" "$obj/.config" || cp "$tmp/.config" "$obj/.config"
+	rm -rf "$tmp"
+}
+
+cs_cross() { # arch
+	[ "$1" = arm64 ] && echo "CROSS_COMPILE=aarch64-linux-gnu-"
+	return 0
+}
+
+# base.config without the lines that name SYMS (a regex), plus LINES: the fragment for a
+# configuration that differs from the test kernel in a few options.
+cs_fragment() { # out syms-regex lines...
+	local out=$1 re=$2
+	shift 2
+	grep -v -E "^(# )?CONFIG_($re)[= ]" "$CONFIGS/base.config" >"$out"
+	printf '%s\n' "$@" >>"$out"
+}
+
+# Build OBJ with W=1 and sparse; the warnings (gcc's and sparse's), one per line, as
+# "file: message" without line and column, into OBJ/warnings. Returns make's status.
+cs_make() { # arch obj target [dirs...]
+	local arch=$1 obj=$2 target=$3 rc
+	shift 3
+	make -C "$CS_TREE" O="$obj" ARCH="$arch" $(cs_cross "$arch") W=1 C=1 -j"$JOBS" \
+		"$target" "$@" >"$obj/build.log" 2>&1
+	rc=$?
+	grep -E '^[^ :]+:[0-9]+:([0-9]+:)? (warning|error): ' "$obj/build.log" |
+		sed -E 's|^(\.\./)*||; s|^'"$CS_TREE"'/||; s|^([^:]+):[0-9]+:([0-9]+:)? |\1: |' |
+		LC_ALL=C sort -u >"$obj/warnings"
+	return $rc
+}
+
+# Warnings of NEW that BASE does not have, and every warning in a file that BASE's tree lacks.
+cs_new_warnings() { # new-warnings base-warnings
+	LC_ALL=C comm -23 "$1" "$2"
+}
+
+cs_checkpatch() { # commit
+	local c=$1 subj line n=0 bad=0
+	subj=$(git -C "$CS_TREE" log -1 --format=%s "$c")
+	while IFS= read -r line; do
+		[ -n "$line" ] || continue
+		n=$((n + 1))
+		if ! cp_reason "$subj" "$line" >/dev/null; then
+			cs_bad "checkpatch: $subj: $line"
+			bad=$((bad + 1))
+		fi
+	done < <(cp_findings "$CS_TREE" "$c")
+	[ $bad = 0 ] && cs_ok "checkpatch --strict: $subj ($n finding(s), each listed in kernel/checkpatch-allowed.txt)"
+	return 0
+}
+
+cs_boot() { # commit obj
+	local c=$1 obj=$2 log subj
+	subj=$(git -C "$CS_TREE" log -1 --format=%s "$c")
+	# The KUnit suite exists from the commit that adds it on; skip the boot before it.
+	git -C "$CS_TREE" cat-file -e "$c:kernel/trace/ftrace_stackmap_kunit.c" 2>/dev/null || return 0
+	log=$CS_DIR/boot-$(git -C "$CS_TREE" rev-parse --short "$c").log
+	"$ROOT/scripts/vm" run --selftests --kernel "$obj/arch/x86/boot/bzImage" --log "$log" \
+		--timeout 900 -- dmesg >"$log.out" 2>&1
+	# shellcheck source=../../tests/lib/bootlog.sh
+	. "$ROOT/tests/lib/bootlog.sh"
+	if bootlog_selftests "$log" >/dev/null && bootlog_kunit "$log" >/dev/null; then
+		cs_ok "boot: $subj: $(bootlog_selftests "$log"); $(bootlog_kunit "$log")"
+	else
+		cs_bad "boot: $subj: $(bootlog_selftests "$log"); $(bootlog_kunit "$log" | head -n 1) (log $log)"
+	fi
+}
+
+cs_bisect() { # boot keep-going
+	local boot=$1 keep=$2 obj=$CS_DIR/obj-x86_64 c subj t0 new
+	mapfile -t commits < <(g rev-list --reverse "$BASE_TAG..HEAD")
+	[ ${#commits[@]} -gt 0 ] || die "no commits since $BASE_TAG in $TREE"
+	echo "== bisectability, W=1 and sparse: the base, then ${#commits[@]} commits ($(date +%H:%M:%S))"
+	cs_worktree "$BASE_TAG"
+	# The base lacks the series' options: configure it without them.
+	cs_fragment "$CS_DIR/base-only.config" 'FTRACE_STACKMAP.*'
+	cs_configure x86_64 "$obj" "$CS_DIR/base-only.config"
+	t0=$SECONDS
+	cs_make x86_64 "$obj" bzImage || die "the base kernel does not build (log $obj/build.log)"
+	cp "$obj/warnings" "$CS_DIR/base.warnings"
+	say "base built in $((SECONDS - t0)) s: $(wc -l <"$CS_DIR/base.warnings") distinct warnings (W=1, sparse)"
+	for c in "${commits[@]}"; do
+		subj=$(g log -1 --format=%s "$c")
+		cs_worktree "$c"
+		cs_configure x86_64 "$obj" "$CONFIGS/base.config"
+		t0=$SECONDS
+		if ! cs_make x86_64 "$obj" bzImage; then
+			cs_bad "build: $subj (log $obj/build.log)"
+			grep -E 'error' "$obj/build.log" | head -n 10
+			[ "$keep" = 1 ] || return 1
+			continue
+		fi
+		new=$(cs_new_warnings "$obj/warnings" "$CS_DIR/base.warnings")
+		if [ -n "$new" ]; then
+			cs_bad "W=1/sparse: $subj: new warnings:"
+			echo "$new" | sed 's/^/        /'
+		else
+			cs_ok "build, W=1, sparse: $subj ($((SECONDS - t0)) s, no new warning)"
+		fi
+		cs_checkpatch "$c"
+		[ "$boot" = 1 ] && cs_boot "$c" "$obj"
+	done
+	return 0
+}
+
+# CONFIG_FTRACE_STACKMAP=n, i386 and arm64 at the top commit; each must build, and kernel/trace
+# must have no warning with W=1 and sparse that the same configuration of the base lacks.
+cs_configs() {
+	local name arch target frag obj bad
+	cs_fragment "$CS_DIR/nostackmap.config" 'FTRACE_STACKMAP.*' \
+		'# CONFIG_FTRACE_STACKMAP is not set'
+	cs_fragment "$CS_DIR/i386.config" '64BIT|UNWINDER_ORC' \
+		'# CONFIG_64BIT is not set'
+	for name in nostackmap i386 arm64; do
+		case $name in
+		nostackmap) arch=x86_64 target=bzImage frag=$CS_DIR/nostackmap.config ;;
+		i386) arch=i386 target=bzImage frag=$CS_DIR/i386.config ;;
+		arm64)
+			arch=arm64 target=Image frag=$CONFIGS/arm64.config
+			if ! command -v aarch64-linux-gnu-gcc >/dev/null || [ ! -f "$frag" ]; then
+				cs_bad "arm64: needs aarch64-linux-gnu-gcc (scripts/setup) and $frag"
+				continue
+			fi ;;
+		esac
+		echo "== $name ($arch, $(basename "$frag")) ($(date +%H:%M:%S))"
+		obj=$CS_DIR/obj-$name
+		# The same configuration of the base, for its kernel/trace warnings.
+		cs_worktree "$BASE_TAG"
+		grep -v -E '^(# )?CONFIG_FTRACE_STACKMAP' "$frag" >"$CS_DIR/$name-base.config"
+		cs_configure "$arch" "$obj-base" "$CS_DIR/$name-base.config"
+		cs_make "$arch" "$obj-base" kernel/trace/ || { cs_bad "$name: the base's kernel/trace does not build (log $obj-base/build.log)"; continue; }
+		cs_worktree "$(g rev-parse HEAD)"
+		cs_configure "$arch" "$obj" "$frag"
+		if ! cs_make "$arch" "$obj" "$target"; then
+			cs_bad "$name: $target does not build (log $obj/build.log)"
+			grep -E 'error' "$obj/build.log" | head -n 10
+			continue
+		fi
+		# kernel/trace again with W=1 and sparse on every file, not only the rebuilt ones.
+		touch "$CS_TREE"/kernel/trace/*.c
+		cs_make "$arch" "$obj" kernel/trace/ || true
+		bad=$(cs_new_warnings "$obj/warnings" "$obj-base/warnings")
+		if [ -n "$bad" ]; then
+			cs_bad "$name: new warnings in kernel/trace:"
+			echo "$bad" | sed 's/^/        /'
+		else
+			cs_ok "$name: $target builds; kernel/trace has no new warning with W=1 and sparse"
+		fi
+	done
+}
+
+cmd_check_series() {
+	local boot=0 configs=1 bisect=1 keep=0
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--boot) boot=1 ;;
+		--no-configs) configs=0 ;;
+		--only-configs) bisect=0 ;;
+		--keep-going) keep=1 ;;
+		*) die "check-series: unknown option '$1'" ;;
+		esac
+		shift
+	done
+	[ -d "$TREE/.git" ] || die "no tree at $TREE: run 'scripts/kernel assemble' first"
+	command -v sparse >/dev/null || die "check-series needs sparse (scripts/setup installs it)"
+	[ -z "$(g status --porcelain)" ] || say "note: $TREE has uncommitted changes; only commits are checked"
+	mkdir -p "$CS_DIR"
+	local t0=$SECONDS
+	if [ $bisect = 1 ]; then
+		cs_bisect "$boot" "$keep" || true
+	fi
+	[ $configs = 1 ] && cs_configs
+	echo "check-series: $CS_FAILS failure(s) in $(((SECONDS - t0) / 60)) min"
+	[ $CS_FAILS = 0 ]
+}
