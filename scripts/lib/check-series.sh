@@ -127,34 +127,53 @@ cs_boot() { # commit obj
 	# The KUnit suite exists from the commit that adds it on; skip the boot before it.
 	git -C "$CS_TREE" cat-file -e "$c:kernel/trace/ftrace_stackmap_kunit.c" 2>/dev/null || return 0
 	log=$CS_DIR/boot-$(git -C "$CS_TREE" rev-parse --short "$c").log
+	# The console shows only part of the log: the command prints the whole of it (dmesg).
 	"$ROOT/scripts/vm" run --selftests --kernel "$obj/arch/x86/boot/bzImage" --log "$log" \
-		--timeout 900 -- dmesg >"$log.out" 2>&1
+		--timeout 900 -- dmesg >"$log.dmesg" 2>&1
 	# shellcheck source=../../tests/lib/bootlog.sh
 	. "$ROOT/tests/lib/bootlog.sh"
-	if bootlog_selftests "$log" >/dev/null && bootlog_kunit "$log" >/dev/null; then
-		cs_ok "boot: $subj: $(bootlog_selftests "$log"); $(bootlog_kunit "$log")"
+	if bootlog_selftests "$log.dmesg" >/dev/null && bootlog_kunit "$log.dmesg" >/dev/null; then
+		cs_ok "boot: $subj: $(bootlog_selftests "$log.dmesg"); $(bootlog_kunit "$log.dmesg")"
 	else
-		cs_bad "boot: $subj: $(bootlog_selftests "$log"); $(bootlog_kunit "$log" | head -n 1) (log $log)"
+		cs_bad "boot: $subj: $(bootlog_selftests "$log.dmesg"); $(bootlog_kunit "$log.dmesg" | head -n 1) (log $log.dmesg)"
 	fi
 }
 
 cs_bisect() { # boot keep-going
-	local boot=$1 keep=$2 obj=$CS_DIR/obj-x86_64 c subj t0 new
+	local boot=$1 keep=$2 obj=$CS_DIR/obj-x86_64 c subj t0 new stamp l sym extra
 	mapfile -t commits < <(g rev-list --reverse "$BASE_TAG..HEAD")
 	[ ${#commits[@]} -gt 0 ] || die "no commits since $BASE_TAG in $TREE"
 	echo "== bisectability, W=1 and sparse: the base, then ${#commits[@]} commits ($(date +%H:%M:%S))"
-	cs_worktree "$BASE_TAG"
-	# The base lacks the series' options: configure it without them.
+	# The base, and the commits before the one that adds CONFIG_FTRACE_STACKMAP, lack the
+	# series' options: they are configured without them.
 	cs_fragment "$CS_DIR/base-only.config" 'FTRACE_STACKMAP.*'
-	cs_configure x86_64 "$obj" "$CS_DIR/base-only.config"
-	t0=$SECONDS
-	cs_make x86_64 "$obj" bzImage || die "the base kernel does not build (log $obj/build.log)"
-	cp "$obj/warnings" "$CS_DIR/base.warnings"
-	say "base built in $((SECONDS - t0)) s: $(wc -l <"$CS_DIR/base.warnings") distinct warnings (W=1, sparse)"
+	# The base's warnings come from one full build, kept while the base and its config stay.
+	stamp="$(g rev-parse "$BASE_TAG") $(md5sum <"$CS_DIR/base-only.config")"
+	if [ -s "$CS_DIR/base.warnings" ] && [ "$(cat "$CS_DIR/base.stamp" 2>/dev/null)" = "$stamp" ]; then
+		say "base: $(wc -l <"$CS_DIR/base.warnings") distinct warnings from the earlier full build"
+	else
+		cs_worktree "$BASE_TAG"
+		cs_configure x86_64 "$obj" "$CS_DIR/base-only.config"
+		t0=$SECONDS
+		rm -f "$CS_DIR/base.stamp"
+		cs_make x86_64 "$obj" bzImage || die "the base kernel does not build (log $obj/build.log)"
+		cp "$obj/warnings" "$CS_DIR/base.warnings"
+		echo "$stamp" >"$CS_DIR/base.stamp"
+		say "base built in $((SECONDS - t0)) s: $(wc -l <"$CS_DIR/base.warnings") distinct warnings (W=1, sparse)"
+	fi
 	for c in "${commits[@]}"; do
 		subj=$(g log -1 --format=%s "$c")
 		cs_worktree "$c"
-		cs_configure x86_64 "$obj" "$CONFIGS/base.config"
+		# The series' options that this commit's Kconfig already has.
+		extra=()
+		while IFS= read -r l; do
+			sym=${l#\# }
+			sym=${sym#CONFIG_}
+			sym=${sym%%[= ]*}
+			grep -q "^config $sym\$" "$CS_TREE/kernel/trace/Kconfig" && extra+=("$l")
+		done < <(grep -E '^(# )?CONFIG_FTRACE_STACKMAP' "$CONFIGS/base.config")
+		cs_fragment "$CS_DIR/commit.config" 'FTRACE_STACKMAP.*' "${extra[@]}"
+		cs_configure x86_64 "$obj" "$CS_DIR/commit.config"
 		t0=$SECONDS
 		if ! cs_make x86_64 "$obj" bzImage; then
 			cs_bad "build: $subj (log $obj/build.log)"
