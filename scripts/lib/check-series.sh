@@ -78,12 +78,13 @@ cs_cross() { # arch
 	return 0
 }
 
-# base.config without the lines that name SYMS (a regex), plus LINES: the fragment for a
-# configuration that differs from the test kernel in a few options.
+# The x86_64 test kernel's fragments (base.config, x86_64.config) without the lines that name
+# SYMS (a regex), plus LINES: the fragment for a configuration that differs from the test
+# kernel in a few options.
 cs_fragment() { # out syms-regex lines...
 	local out=$1 re=$2
 	shift 2
-	grep -v -E "^(# )?CONFIG_($re)[= ]" "$CONFIGS/base.config" >"$out"
+	cat "$CONFIGS/base.config" "$CONFIGS/x86_64.config" | grep -v -E "^(# )?CONFIG_($re)[= ]" >"$out"
 	printf '%s\n' "$@" >>"$out"
 }
 
@@ -154,7 +155,7 @@ cs_bisect() { # boot keep-going
 	for c in "${commits[@]}"; do
 		subj=$(g log -1 --format=%s "$c")
 		cs_worktree "$c"
-		cs_configure x86_64 "$obj" "$CONFIGS/base.config"
+		cs_configure x86_64 "$obj" "$CONFIGS/base.config" "$CONFIGS/x86_64.config"
 		t0=$SECONDS
 		if ! cs_make x86_64 "$obj" bzImage; then
 			cs_bad "build: $subj (log $obj/build.log)"
@@ -188,11 +189,13 @@ cs_configs() {
 		nostackmap) arch=x86_64 target=bzImage frag=$CS_DIR/nostackmap.config ;;
 		i386) arch=i386 target=bzImage frag=$CS_DIR/i386.config ;;
 		arm64)
-			arch=arm64 target=Image frag=$CONFIGS/arm64.config
-			if ! command -v aarch64-linux-gnu-gcc >/dev/null || [ ! -f "$frag" ]; then
-				cs_bad "arm64: needs aarch64-linux-gnu-gcc (scripts/setup) and $frag"
+			# The arm64 test kernel: base.config, then arm64.config.
+			arch=arm64 target=Image frag=$CS_DIR/arm64.config
+			if ! command -v aarch64-linux-gnu-gcc >/dev/null || [ ! -f "$CONFIGS/arm64.config" ]; then
+				cs_bad "arm64: needs aarch64-linux-gnu-gcc (scripts/setup --arch arm64) and $CONFIGS/arm64.config"
 				continue
-			fi ;;
+			fi
+			cat "$CONFIGS/base.config" "$CONFIGS/arm64.config" >"$frag" ;;
 		esac
 		echo "== $name ($arch, $(basename "$frag")) ($(date +%H:%M:%S))"
 		obj=$CS_DIR/obj-$name
