@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # Top-level entry points; see README.md.
 
-.PHONY: all demo test test-kcsan kernel vm tool harness bench retention clean help setup
+.PHONY: all demo test test-kcsan test-arm64 kernel vm tool harness bench retention clean help setup setup-arm64
 
 help:
 	@echo "make demo    - build everything missing, boot the VM, record a workload, summarize it"
 	@echo "make test    - the whole test run (user-space tests, kernel builds, VM tests, debug kernel)"
 	@echo "make test-kcsan - the KCSAN kernel: KUnit, random file operations, export stress"
+	@echo "make test-arm64 - the arm64 kernel (cross-built, qemu-system-aarch64): KUnit, ftracetest, binary export"
 	@echo "make kernel  - assemble the series into build/linux and build the bzImage"
 	@echo "make tool    - build the stackmap command-line tool"
 	@echo "make bench   - user-space benchmark of the map against the baseline designs"
@@ -26,11 +27,17 @@ harness:
 setup:
 	@scripts/setup
 
+setup-arm64:
+	@scripts/setup --arch arm64
+
 test: setup
 	scripts/test
 
 test-kcsan: setup
 	scripts/test --kcsan
+
+test-arm64: setup-arm64
+	scripts/test --arch arm64
 
 demo: setup
 	scripts/demo
@@ -42,6 +49,7 @@ retention:
 	bench/retention/run.sh
 
 clean:
-	rm -rf build/obj build/vm build/test-logs build/share-* build/guest
+	rm -rf build/obj build/obj-arm64 build/vm build/test-logs build/test-logs-arm64 build/share-* \
+		build/guest build/guest-arm64
 	-$(MAKE) -C tool clean
 	-$(MAKE) -C harness clean

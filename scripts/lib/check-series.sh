@@ -78,12 +78,13 @@ cs_cross() { # arch
 	return 0
 }
 
-# base.config without the lines that name SYMS (a regex), plus LINES: the fragment for a
-# configuration that differs from the test kernel in a few options.
+# The x86_64 test kernel's fragments (base.config, x86_64.config) without the lines that name
+# SYMS (a regex), plus LINES: the fragment for a configuration that differs from the test
+# kernel in a few options.
 cs_fragment() { # out syms-regex lines...
 	local out=$1 re=$2
 	shift 2
-	grep -v -E "^(# )?CONFIG_($re)[= ]" "$CONFIGS/base.config" >"$out"
+	cat "$CONFIGS/base.config" "$CONFIGS/x86_64.config" | grep -v -E "^(# )?CONFIG_($re)[= ]" >"$out"
 	printf '%s\n' "$@" >>"$out"
 }
 
@@ -147,12 +148,13 @@ cs_bisect() { # boot keep-going
 	# The base, and the commits before the one that adds CONFIG_FTRACE_STACKMAP, lack the
 	# series' options: they are configured without them.
 	cs_fragment "$CS_DIR/base-only.config" 'FTRACE_STACKMAP.*'
-	# The base's warnings come from one full build, kept while the base and its config stay.
-	stamp="$(g rev-parse "$BASE_TAG") $(md5sum <"$CS_DIR/base-only.config")"
+	# The base's warnings come from one full build, kept while the base and its .config stay.
+	cs_worktree "$BASE_TAG"
+	cs_configure x86_64 "$CS_DIR/base-config" "$CS_DIR/base-only.config"
+	stamp="$(g rev-parse "$BASE_TAG") $(md5sum <"$CS_DIR/base-config/.config")"
 	if [ -s "$CS_DIR/base.warnings" ] && [ "$(cat "$CS_DIR/base.stamp" 2>/dev/null)" = "$stamp" ]; then
 		say "base: $(wc -l <"$CS_DIR/base.warnings") distinct warnings from the earlier full build"
 	else
-		cs_worktree "$BASE_TAG"
 		cs_configure x86_64 "$obj" "$CS_DIR/base-only.config"
 		t0=$SECONDS
 		rm -f "$CS_DIR/base.stamp"
@@ -207,11 +209,13 @@ cs_configs() {
 		nostackmap) arch=x86_64 target=bzImage frag=$CS_DIR/nostackmap.config ;;
 		i386) arch=i386 target=bzImage frag=$CS_DIR/i386.config ;;
 		arm64)
-			arch=arm64 target=Image frag=$CONFIGS/arm64.config
-			if ! command -v aarch64-linux-gnu-gcc >/dev/null || [ ! -f "$frag" ]; then
-				cs_bad "arm64: needs aarch64-linux-gnu-gcc (scripts/setup) and $frag"
+			# The arm64 test kernel: base.config, then arm64.config.
+			arch=arm64 target=Image frag=$CS_DIR/arm64.config
+			if ! command -v aarch64-linux-gnu-gcc >/dev/null || [ ! -f "$CONFIGS/arm64.config" ]; then
+				cs_bad "arm64: needs aarch64-linux-gnu-gcc (scripts/setup --arch arm64) and $CONFIGS/arm64.config"
 				continue
-			fi ;;
+			fi
+			cat "$CONFIGS/base.config" "$CONFIGS/arm64.config" >"$frag" ;;
 		esac
 		echo "== $name ($arch, $(basename "$frag")) ($(date +%H:%M:%S))"
 		obj=$CS_DIR/obj-$name

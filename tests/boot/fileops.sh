@@ -2,7 +2,7 @@
 # description: every file operation on the three stackmap files, map absent/empty/partial/full, tracing off/on, under resets/toggles/instances/resizes; then 30 s of seeded random operations
 # append: ftrace_stackmap.bits=10
 . /src/tests/boot/lib.sh
-B=/src/build/guest/fileops_test
+B=$G/fileops_test
 $B check || fail "fileops_test check"
 $B random 1 30 4 || fail "fileops_test random"
 pass

@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Sourced by the boot tests (run by bash in the guest, in /host).
 T=/sys/kernel/tracing
+# The guest programs scripts/test built for this guest's architecture.
+G=/src/build/guest
+if [ "$(uname -m)" = aarch64 ]; then G=/src/build/guest-arm64; fi
 fail() { echo "FAIL: $*"; exit 1; }
 pass() { echo "PASS"; exit 0; }
 

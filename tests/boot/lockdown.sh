@@ -8,5 +8,5 @@ echo 1 > $T/options/stackmap
 mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
 echo confidentiality > /sys/kernel/security/lockdown || fail "cannot raise lockdown"
 grep -q '\[confidentiality\]' /sys/kernel/security/lockdown || fail "kernel is not in confidentiality lockdown"
-/src/build/guest/smbin_test lockdown || fail "smbin_test lockdown"
+$G/smbin_test lockdown || fail "smbin_test lockdown"
 pass
