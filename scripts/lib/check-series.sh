@@ -203,8 +203,10 @@ cs_configs() {
 	local name arch target frag obj bad
 	cs_fragment "$CS_DIR/nostackmap.config" 'FTRACE_STACKMAP.*' \
 		'# CONFIG_FTRACE_STACKMAP is not set'
+	# i386: no ORC unwinder, at most 8 CPUs without BIGSMP, and the function graph tracer
+	# wants a kernel not optimized for size.
 	cs_fragment "$CS_DIR/i386.config" '64BIT|UNWINDER_ORC|NR_CPUS' \
-		'# CONFIG_64BIT is not set'
+		'# CONFIG_64BIT is not set' 'CONFIG_CC_OPTIMIZE_FOR_PERFORMANCE=y'
 	for name in ${CS_CONFIGS:-nostackmap i386 arm64}; do
 		case $name in
 		nostackmap) arch=x86_64 target=bzImage frag=$CS_DIR/nostackmap.config ;;
