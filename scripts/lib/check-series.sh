@@ -226,6 +226,8 @@ cs_configs() {
 		cs_worktree "$BASE_TAG"
 		grep -v -E '^(# )?CONFIG_FTRACE_STACKMAP' "$frag" >"$CS_DIR/$name-base.config"
 		cs_configure "$arch" "$obj-base" "$CS_DIR/$name-base.config"
+		# Every file of kernel/trace again, so that a second run sees the base's warnings too.
+		touch "$CS_TREE"/kernel/trace/*.c
 		cs_make "$arch" "$obj-base" kernel/trace/ || { cs_bad "$name: the base's kernel/trace does not build (log $obj-base/build.log)"; continue; }
 		cs_worktree "$(g rev-parse HEAD)"
 		cs_configure "$arch" "$obj" "$frag"
