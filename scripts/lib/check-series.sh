@@ -108,6 +108,18 @@ cs_new_warnings() { # new-warnings base-warnings
 	LC_ALL=C comm -23 "$1" "$2"
 }
 
+# FAIL with the warnings of NEW that BASE lacks, or ok when there are none.
+cs_report_new() { # new-warnings base-warnings fail-message ok-message
+	local new
+	new=$(cs_new_warnings "$1" "$2")
+	if [ -n "$new" ]; then
+		cs_bad "$3"
+		echo "$new" | sed 's/^/        /'
+	else
+		cs_ok "$4"
+	fi
+}
+
 cs_checkpatch() { # commit
 	local c=$1 subj line n=0 bad=0
 	subj=$(git -C "$CS_TREE" log -1 --format=%s "$c")
@@ -142,7 +154,7 @@ cs_boot() { # commit obj
 }
 
 cs_bisect() { # boot keep-going
-	local boot=$1 keep=$2 obj=$CS_DIR/obj-x86_64 c subj t0 new stamp l sym extra
+	local boot=$1 keep=$2 obj=$CS_DIR/obj-x86_64 c subj t0 stamp l sym extra
 	mapfile -t commits < <(g rev-list --reverse "$BASE_TAG..HEAD")
 	[ ${#commits[@]} -gt 0 ] || die "no commits since $BASE_TAG in $TREE"
 	echo "== bisectability, W=1 and sparse: the base, then ${#commits[@]} commits ($(date +%H:%M:%S))"
@@ -184,13 +196,8 @@ cs_bisect() { # boot keep-going
 			[ "$keep" = 1 ] || return 1
 			continue
 		fi
-		new=$(cs_new_warnings "$obj/warnings" "$CS_DIR/base.warnings")
-		if [ -n "$new" ]; then
-			cs_bad "W=1/sparse: $subj: new warnings:"
-			echo "$new" | sed 's/^/        /'
-		else
-			cs_ok "build, W=1, sparse: $subj ($((SECONDS - t0)) s, no new warning)"
-		fi
+		cs_report_new "$obj/warnings" "$CS_DIR/base.warnings" "W=1/sparse: $subj: new warnings:" \
+			"build, W=1, sparse: $subj ($((SECONDS - t0)) s, no new warning)"
 		cs_checkpatch "$c"
 		[ "$boot" = 1 ] && cs_boot "$c" "$obj"
 	done
@@ -200,7 +207,7 @@ cs_bisect() { # boot keep-going
 # CONFIG_FTRACE_STACKMAP=n, i386 and arm64 at the top commit; each must build, and kernel/trace
 # must have no warning with W=1 and sparse that the same configuration of the base lacks.
 cs_configs() {
-	local name arch target frag obj bad
+	local name arch target frag obj
 	cs_fragment "$CS_DIR/nostackmap.config" 'FTRACE_STACKMAP.*' \
 		'# CONFIG_FTRACE_STACKMAP is not set'
 	# i386: no ORC unwinder, at most 8 CPUs without BIGSMP, and the function graph tracer
@@ -239,13 +246,8 @@ cs_configs() {
 		# kernel/trace again with W=1 and sparse on every file, not only the rebuilt ones.
 		touch "$CS_TREE"/kernel/trace/*.c
 		cs_make "$arch" "$obj" kernel/trace/ || true
-		bad=$(cs_new_warnings "$obj/warnings" "$obj-base/warnings")
-		if [ -n "$bad" ]; then
-			cs_bad "$name: new warnings in kernel/trace:"
-			echo "$bad" | sed 's/^/        /'
-		else
-			cs_ok "$name: $target builds; kernel/trace has no new warning with W=1 and sparse"
-		fi
+		cs_report_new "$obj/warnings" "$obj-base/warnings" "$name: new warnings in kernel/trace:" \
+			"$name: $target builds; kernel/trace has no new warning with W=1 and sparse"
 	done
 }
 
