@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # Top-level entry points; see README.md.
 
-.PHONY: all demo test test-kcsan test-nostackmap kernel vm tool harness bench retention clean help setup
+.PHONY: all demo test test-kcsan test-upstream test-nostackmap kernel vm tool harness bench retention clean help setup
 
 help:
 	@echo "make demo    - build everything missing, boot the VM, record a workload, summarize it"
 	@echo "make test    - the whole test run (user-space tests, kernel builds, VM tests, debug kernel)"
 	@echo "make test-kcsan - the KCSAN kernel: KUnit, random file operations, export stress"
+	@echo "make test-upstream - the whole upstream ftracetest on the patched and the unpatched kernel, compared; then test-nostackmap"
 	@echo "make test-nostackmap - CONFIG_FTRACE_STACKMAP=n: tracefs and a workload's trace as the unpatched kernel's"
 	@echo "make kernel  - assemble the series into build/linux and build the bzImage"
 	@echo "make tool    - build the stackmap command-line tool"
@@ -33,7 +34,10 @@ test: setup
 test-kcsan: setup
 	scripts/test --kcsan
 
-# Not part of `make test`: see README.md.
+# Not part of `make test` (too long for CI): see README.md.
+test-upstream: setup
+	tests/upstream/run.sh; rc=$$?; tests/nostackmap/run.sh && exit $$rc
+
 test-nostackmap: setup
 	tests/nostackmap/run.sh
 
