@@ -1,20 +1,68 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# scripts/kernel format-patch [OUTDIR]: the series as it would be mailed, sourced by
-# scripts/kernel (uses its TREE, BUILD, ROOT, BASE_TAG, g, say, die).
+# scripts/kernel format-patch [--am-on GITDIR:REV]... [OUTDIR]: the series as it would be
+# mailed, sourced by scripts/kernel (uses its TREE, BUILD, ROOT, BASE_TAG, g, say, die).
 #
 # Writes OUTDIR (default build/series) with git format-patch --cover-letter: 0000 is the cover
 # letter, its subject and text from kernel/cover-letter.txt (figures checked against docs/,
 # the checkpatch findings kept from kernel/checkpatch-allowed.txt), then git's shortlog and
 # diffstat. It then applies the files with git am to the base in a scratch worktree and fails
 # unless the result is the same tree as build/linux's HEAD.
+#
+# --am-on GITDIR:REV (repeatable) also applies the patches with git am to REV of the git
+# repository GITDIR (another 6.12.y tree, e.g. a stable tag), and fails unless every patch
+# applies and the files the series adds come out as in HEAD (see am_on). The cover letter's @ALSO@ names the versions it applied to.
 
 # shellcheck source=checkpatch.sh
 . "$ROOT/scripts/lib/checkpatch.sh"
 
+# am_on GITDIR REV PATCHES...: git am onto the files the series touches, as REV of GITDIR has
+# them, in a scratch repository that holds only those files (and the Makefile, for the
+# version): git am applies a patch by its own files' context alone, and a mirror need not hold
+# every blob of its tree. Echoes the tree's version.
+am_on() {
+	local repo=$1 rev=$2 am=$BUILD/check/am-on f ver
+	shift 2
+	git -C "$repo" rev-parse -q --verify "$rev^{commit}" >/dev/null ||
+		die "--am-on: no revision $rev in $repo"
+	rm -rf "$am"
+	git init -q "$am"
+	for f in Makefile $(g diff --name-only --diff-filter=MD "$BASE_TAG" HEAD); do
+		mkdir -p "$am/$(dirname "$f")"
+		git -C "$repo" cat-file blob "$rev:$f" >"$am/$f" 2>/dev/null ||
+			die "--am-on: $repo $rev has no $f, which the series changes"
+	done
+	ver=$(source_version "$am")
+	case $ver in 6.12.*) ;; *) die "--am-on: $repo $rev is Linux $ver, not 6.12.y" ;; esac
+	git -C "$am" add -A
+	git -C "$am" -c user.name="stackmap build" -c user.email=build@localhost \
+		commit -q -m "Linux $ver: the files the series touches"
+	if ! git -C "$am" -c user.name="stackmap build" -c user.email=build@localhost \
+		am -q "$@" 2>"$am.log"; then
+		cat "$am.log" >&2
+		die "git am onto Linux $ver ($repo $rev) failed"
+	fi
+	for f in $(g diff --name-only --diff-filter=A "$BASE_TAG" HEAD); do
+		cmp -s <(g show "HEAD:$f") "$am/$f" ||
+			die "git am onto Linux $ver ($repo $rev): $f differs from HEAD's"
+	done
+	rm -rf "$am" "$am.log"
+	echo "$ver"
+}
+
 cmd_format_patch() {
-	local out=${1:-$BUILD/series} cover tmp am n
+	local out="" cover tmp am n also=() spec
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--am-on)
+			case ${2:-} in *:?*) also+=("$2") ;; *) die "format-patch: --am-on needs GITDIR:REV" ;; esac
+			shift 2 ;;
+		-*) die "format-patch: unknown option '$1' (--am-on GITDIR:REV)" ;;
+		*) [ -z "$out" ] || die "format-patch: one output directory only"; out=$1; shift ;;
+		esac
+	done
+	out=${out:-$BUILD/series}
 	[ -d "$TREE/.git" ] || die "no tree at $TREE: run 'scripts/kernel assemble' first"
 	[ -z "$(g status --porcelain)" ] || die "$TREE has uncommitted changes; commit them first"
 	n=$(g rev-list --count "$BASE_TAG..HEAD")
@@ -25,6 +73,15 @@ cmd_format_patch() {
 		format-patch -q --cover-letter --zero-commit --no-signature --thread=shallow \
 		-o "$out" "$BASE_TAG..HEAD" >/dev/null
 	cover=$(ls "$out"/0000-cover-letter.patch)
+	# The other trees first: the cover letter names those the series applied to.
+	local versions=() patches
+	# shellcheck disable=SC2010 # format-patch's names have no spaces
+	patches=$(ls "$out"/*.patch | grep -v '/0000-cover-letter.patch$')
+	for spec in "${also[@]}"; do
+		# shellcheck disable=SC2086
+		versions+=("$(am_on "${spec%:*}" "${spec##*:}" $patches)") || exit 1
+		say "git am onto Linux ${versions[-1]} (${spec}): every patch applies"
+	done
 	tmp=$(mktemp)
 	# The findings checkpatch --strict reports, each with its reason: "N<TAB>finding<TAB>reason".
 	local i=0 c subj line why
@@ -37,9 +94,10 @@ cmd_format_patch() {
 			printf '%s\t%s\t%s\n' "$i" "$(echo "$line" | cut -d: -f1,2)" "$why"
 		done < <(cp_findings "$TREE" "$c")
 	done >"$tmp"
-	python3 - "$ROOT" "$cover" "$tmp" "$(source_version "$TREE")" <<'PY' || die "cover letter: see above"
+	python3 - "$ROOT" "$cover" "$tmp" "$(source_version "$TREE")" "${versions[@]}" <<'PY' || die "cover letter: see above"
 import re, sys
-root, cover, findings, version = sys.argv[1:]
+root, cover, findings, version = sys.argv[1:5]
+also = sys.argv[5:]
 lines = [l for l in open(root + '/kernel/cover-letter.txt').read().split('\n')
          if not l.startswith('#')]
 subject, body = lines[0], '\n'.join(lines[1:]).strip('\n')
@@ -72,6 +130,17 @@ for (what, why), nums in groups.items():
     items.append(textwrap.fill(head + why, 72, subsequent_indent='   ', break_on_hyphens=False))
 body = body.replace('@CHECKPATCH@', '\n'.join(items))
 body = body.replace('@BASE@', 'Linux ' + version)
+said = ''
+if also:
+    names = ['Linux ' + v for v in also]
+    said = names[0] if len(names) == 1 else ', '.join(names[:-1]) + ' and ' + names[-1]
+    said = ' It also applies with git am to ' + said + '.'
+paras = body.split('\n\n')
+for k, para in enumerate(paras):
+    if '@ALSO@' in para:
+        paras[k] = textwrap.fill(' '.join(para.replace('@ALSO@', said).split()), 72,
+                                 break_on_hyphens=False)
+body = '\n\n'.join(paras)
 if bad:
     for b in bad:
         print('format-patch: figure not in docs/: ' + b, file=sys.stderr)
@@ -88,8 +157,9 @@ PY
 	rm -rf "$am"
 	g worktree prune
 	g worktree add -q --detach "$am" "$BASE_TAG" || die "cannot create $am"
+	# shellcheck disable=SC2086
 	if ! git -C "$am" -c user.name="stackmap build" -c user.email=build@localhost \
-		am -q $(ls "$out"/*.patch | grep -v '/0000-cover-letter.patch$') 2>"$am.log"; then
+		am -q $patches 2>"$am.log"; then
 		cat "$am.log" >&2
 		die "git am of $out onto $BASE_TAG failed"
 	fi
