@@ -12,6 +12,8 @@
 # The two base boots must agree too: that shows the comparison is stable. Last, the series
 # with the stackmap (build/obj, its option off): the workload's trace must be the base's, and
 # its tracefs listing and options may only add to the base's (the additions are printed).
+# And the series' own ftracetest cases (test.d/stackmap) must all be UNSUPPORTED on the =n
+# kernel.
 #
 #   tests/nostackmap/run.sh [--no-build] [--inject 'VM-OPTIONS']
 #
@@ -131,6 +133,28 @@ boot base obj-base
 boot base-again obj-base
 boot nostackmap obj-nostackmap "${inject[@]}"
 boot stackmap obj
+
+# The series' own ftracetest cases on the =n kernel: their requires: lines must make every
+# one UNSUPPORTED (none may fail or pass without the feature).
+step "the series' ftracetest cases on CONFIG_FTRACE_STACKMAP=n"
+share=$BUILD/share-nostackmap-ft
+rm -rf "$share"
+mkdir -p "$share"
+cp -a "$BUILD/linux/tools/testing/selftests/ftrace" "$share/ftrace"
+n_cases=$(find "$share/ftrace/test.d/stackmap" -name '*.tc' | wc -l)
+"$ROOT/scripts/vm" run --share "$share" --log "$OUT/ftracetest-console.log" --timeout 900 \
+	--kernel "$(image obj-nostackmap)" -- \
+	bash -c 'cd /host/ftrace && ./ftracetest -l /tmp/ft-logs test.d/stackmap' \
+	>"$OUT/ftracetest.log" 2>&1
+n_unsup=$(grep -c -E '^\[[0-9]+\] .*\[UNSUPPORTED\]$' "$OUT/ftracetest.log")
+n_all=$(grep -c -E '^\[[0-9]+\] .*\[[A-Z]+\]$' "$OUT/ftracetest.log")
+if [ "$n_cases" -gt 0 ] && [ "$n_unsup" -eq "$n_cases" ] && [ "$n_all" -eq "$n_cases" ]; then
+	ok "the series' $n_cases ftracetest cases are all UNSUPPORTED on the =n kernel"
+else
+	grep -E '^\[[0-9]+\] ' "$OUT/ftracetest.log" | sed 's/^/        /'
+	bad "the series' ftracetest cases on the =n kernel: $n_unsup of $n_cases UNSUPPORTED, $n_all results (log $OUT/ftracetest.log)"
+fi
+rm -rf "$share"
 
 step "compare"
 same base base-again "base twice (the comparison is stable)"

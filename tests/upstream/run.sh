@@ -188,6 +188,19 @@ if command -v checkbashisms >/dev/null; then
 	fi
 fi
 
+# The series' own cases (test.d/stackmap, with its library) must pass the same meta-test:
+# they are counted.
+SM=$BUILD/linux/tools/testing/selftests/ftrace/test.d/stackmap
+if ! command -v checkbashisms >/dev/null; then
+	bad "no checkbashisms on the host (apt-get install devscripts) for the series' cases"
+elif out=$(checkbashisms "$SM"/*.tc "$SM"/*.sh 2>&1); then
+	ok "checkbashisms: the series' $(find "$SM" -name '*.tc' | wc -l) cases and their library"
+else
+	echo "$out" | grep -v -e 'does not appear to have a #! interpreter' -e 'may get strange results' |
+		sed 's/^/          /'
+	bad "checkbashisms finds bashisms in the series' cases ($SM)"
+fi
+
 echo "        (took $((SECONDS - t_start)) s)"
 echo "upstream: $PASSED passed, $FAILED failed"
 [ $FAILED -eq 0 ]
