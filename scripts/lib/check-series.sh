@@ -168,13 +168,15 @@ cs_bisect() { # boot keep-going
 	if [ -s "$CS_DIR/base.warnings" ] && [ "$(cat "$CS_DIR/base.stamp" 2>/dev/null)" = "$stamp" ]; then
 		say "base: $(wc -l <"$CS_DIR/base.warnings") distinct warnings from the earlier full build"
 	else
+		# From an empty object directory: an incremental build over the last run's commit
+		# would list only the files it recompiles (a smaller, stricter list than the base's).
+		rm -rf "$obj" "$CS_DIR/base.stamp"
 		cs_configure x86_64 "$obj" "$CS_DIR/base-only.config"
 		t0=$SECONDS
-		rm -f "$CS_DIR/base.stamp"
 		cs_make x86_64 "$obj" bzImage || die "the base kernel does not build (log $obj/build.log)"
 		cp "$obj/warnings" "$CS_DIR/base.warnings"
 		echo "$stamp" >"$CS_DIR/base.stamp"
-		say "base built in $((SECONDS - t0)) s: $(wc -l <"$CS_DIR/base.warnings") distinct warnings (W=1, sparse)"
+		say "base: full build in $((SECONDS - t0)) s: $(wc -l <"$CS_DIR/base.warnings") distinct warnings (W=1, sparse)"
 	fi
 	for c in "${commits[@]}"; do
 		subj=$(g log -1 --format=%s "$c")
