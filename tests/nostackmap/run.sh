@@ -34,28 +34,15 @@ while [ $# -gt 0 ]; do
 	*) echo "nostackmap: unknown option $1" >&2; exit 2 ;;
 	esac
 done
-PASSED=0 FAILED=0
-ok() { PASSED=$((PASSED + 1)); echo "  ok    $*"; }
-bad() { FAILED=$((FAILED + 1)); echo "  FAIL  $*"; }
-step() { echo "== $* ($(date +%H:%M:%S))"; }
+# shellcheck source=tests/lib/compare.sh
+. "$ROOT/tests/lib/compare.sh"
 rm -rf "$OUT"
 mkdir -p "$OUT"
 t_start=$SECONDS
 
 image() { echo "$BUILD/$1/arch/x86/boot/bzImage"; }
 
-if [ $do_build = 1 ]; then
-	for v in --base --nostackmap ""; do
-		step "build ${v:-the series}"
-		log=$OUT/build${v:-"-series"}.log
-		if "$ROOT/scripts/kernel" build $v >"$log" 2>&1; then
-			ok "kernel builds (${v:-the series, CONFIG_FTRACE_STACKMAP=y})"
-		else
-			tail -n 20 "$log"
-			bad "kernel build ${v} (log $log)"
-		fi
-	done
-fi
+[ $do_build = 1 ] && build_kernels "$OUT" --base --nostackmap ""
 
 step "configuration"
 # The same configuration but for the series' own options.
@@ -174,4 +161,4 @@ fi
 
 echo "        (took $((SECONDS - t_start)) s)"
 echo "nostackmap: $PASSED passed, $FAILED failed"
-[ $FAILED -eq 0 ]
+[ "$FAILED" -eq 0 ]

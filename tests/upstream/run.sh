@@ -32,26 +32,13 @@ while [ $# -gt 0 ]; do
 	*) cases+=("$1"); shift ;;
 	esac
 done
-PASSED=0 FAILED=0
-ok() { PASSED=$((PASSED + 1)); echo "  ok    $*"; }
-bad() { FAILED=$((FAILED + 1)); echo "  FAIL  $*"; }
-step() { echo "== $* ($(date +%H:%M:%S))"; }
+# shellcheck source=tests/lib/compare.sh
+. "$ROOT/tests/lib/compare.sh"
 rm -rf "$OUT"
 mkdir -p "$OUT"
 t_start=$SECONDS
 
-if [ $do_build = 1 ]; then
-	for v in "" --base; do
-		step "build ${v:-the series}"
-		log=$OUT/build${v:-"-series"}.log
-		if "$ROOT/scripts/kernel" build $v >"$log" 2>&1; then
-			ok "kernel builds (${v:-the series})"
-		else
-			tail -n 20 "$log"
-			bad "kernel build ${v} (log $log)"
-		fi
-	done
-fi
+[ $do_build = 1 ] && build_kernels "$OUT" "" --base
 
 step "configuration and test suite"
 if [ -f "$BUILD/obj/.config" ] && [ -f "$BUILD/obj-base/.config" ] &&
@@ -203,4 +190,4 @@ fi
 
 echo "        (took $((SECONDS - t_start)) s)"
 echo "upstream: $PASSED passed, $FAILED failed"
-[ $FAILED -eq 0 ]
+[ "$FAILED" -eq 0 ]
