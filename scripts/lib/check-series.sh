@@ -233,7 +233,7 @@ cs_configs() {
 		obj=$CS_DIR/obj-$name
 		# The same configuration of the base, for its kernel/trace warnings.
 		cs_worktree "$BASE_TAG"
-		grep -v -E '^(# )?CONFIG_FTRACE_STACKMAP' "$frag" >"$CS_DIR/$name-base.config"
+		without_stackmap_options "$frag" >"$CS_DIR/$name-base.config"
 		cs_configure "$arch" "$obj-base" "$CS_DIR/$name-base.config"
 		# Every file of kernel/trace again, so that a second run sees the base's warnings too.
 		touch "$CS_TREE"/kernel/trace/*.c

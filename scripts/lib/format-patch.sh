@@ -12,7 +12,8 @@
 #
 # --am-on GITDIR:REV (repeatable) also applies the patches with git am to REV of the git
 # repository GITDIR (another 6.12.y tree, e.g. a stable tag), and fails unless every patch
-# applies and the files the series adds come out as in HEAD (see am_on). The cover letter's @ALSO@ names the versions it applied to.
+# applies and the files the series adds come out as in HEAD (see am_on). The cover letter's
+# @ALSO@ names the versions it applied to.
 
 # shellcheck source=checkpatch.sh
 . "$ROOT/scripts/lib/checkpatch.sh"

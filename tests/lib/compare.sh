@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
-# The counters and the kernel builds of the comparisons with the unpatched kernel, sourced by
-# tests/upstream/run.sh and tests/nostackmap/run.sh (they set ROOT).
+# The counters, options, configuration check and kernel builds of the comparisons with the
+# unpatched kernel, sourced by tests/upstream/run.sh and tests/nostackmap/run.sh (they set ROOT
+# and BUILD).
+# shellcheck disable=SC2034 # do_build, inject and cases are the callers'
 
 PASSED=0 FAILED=0
 ok() { PASSED=$((PASSED + 1)); echo "  ok    $*"; }
@@ -24,4 +26,29 @@ build_kernels() {
 			bad "kernel build ${v} (log $log)"
 		fi
 	done
+}
+
+# compare_args NAME ARGS...: the options both scripts take, into do_build (--no-build: 0) and
+# inject (--inject 'VM-OPTIONS', split); other arguments into cases. Exits 2 on an unknown
+# option.
+compare_args() {
+	local name=$1
+	shift
+	do_build=1 inject=() cases=()
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--no-build) do_build=0; shift ;;
+		--inject) read -r -a inject <<<"${2:-}"; shift 2 ;;
+		-*) echo "$name: unknown option $1" >&2; exit 2 ;;
+		*) cases+=("$1"); shift ;;
+		esac
+	done
+}
+
+# same_config OBJ-A OBJ-B DIFF: both kernels are built and their .config files are the same
+# but for the series' own CONFIG_FTRACE_STACKMAP* lines; the difference goes into DIFF.
+same_config() {
+	[ -f "$BUILD/$1/.config" ] && [ -f "$BUILD/$2/.config" ] &&
+		diff <(grep -v FTRACE_STACKMAP "$BUILD/$1/.config") \
+			<(grep -v FTRACE_STACKMAP "$BUILD/$2/.config") >"$3"
 }

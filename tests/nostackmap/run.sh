@@ -26,16 +26,10 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 OUT=$BUILD/nostackmap
 export BUILD
-do_build=1 inject=()
-while [ $# -gt 0 ]; do
-	case $1 in
-	--no-build) do_build=0; shift ;;
-	--inject) read -r -a inject <<<"$2"; shift 2 ;;
-	*) echo "nostackmap: unknown option $1" >&2; exit 2 ;;
-	esac
-done
 # shellcheck source=tests/lib/compare.sh
 . "$ROOT/tests/lib/compare.sh"
+compare_args nostackmap "$@"
+[ ${#cases[@]} -eq 0 ] || { echo "nostackmap: unknown argument ${cases[0]}" >&2; exit 2; }
 rm -rf "$OUT"
 mkdir -p "$OUT"
 t_start=$SECONDS
@@ -46,9 +40,7 @@ image() { echo "$BUILD/$1/arch/x86/boot/bzImage"; }
 
 step "configuration"
 # The same configuration but for the series' own options.
-if [ -f "$BUILD/obj-base/.config" ] && [ -f "$BUILD/obj-nostackmap/.config" ] &&
-	diff <(grep -v FTRACE_STACKMAP "$BUILD/obj-base/.config") \
-		<(grep -v FTRACE_STACKMAP "$BUILD/obj-nostackmap/.config") >"$OUT/config.diff" &&
+if same_config obj-base obj-nostackmap "$OUT/config.diff" &&
 	grep -qx '# CONFIG_FTRACE_STACKMAP is not set' "$BUILD/obj-nostackmap/.config"; then
 	ok "obj-base and obj-nostackmap: same .config but for CONFIG_FTRACE_STACKMAP (off)"
 else

@@ -23,17 +23,9 @@ BUILD=${BUILD:-$ROOT/build}
 OUT=$BUILD/upstream
 KNOWN=$ROOT/tests/upstream/known.txt
 export BUILD
-do_build=1 inject=() cases=()
-while [ $# -gt 0 ]; do
-	case $1 in
-	--no-build) do_build=0; shift ;;
-	--inject) read -r -a inject <<<"$2"; shift 2 ;;
-	-*) echo "upstream: unknown option $1" >&2; exit 2 ;;
-	*) cases+=("$1"); shift ;;
-	esac
-done
 # shellcheck source=tests/lib/compare.sh
 . "$ROOT/tests/lib/compare.sh"
+compare_args upstream "$@"
 rm -rf "$OUT"
 mkdir -p "$OUT"
 t_start=$SECONDS
@@ -41,9 +33,7 @@ t_start=$SECONDS
 [ $do_build = 1 ] && build_kernels "$OUT" "" --base
 
 step "configuration and test suite"
-if [ -f "$BUILD/obj/.config" ] && [ -f "$BUILD/obj-base/.config" ] &&
-	diff <(grep -v FTRACE_STACKMAP "$BUILD/obj/.config") \
-		<(grep -v FTRACE_STACKMAP "$BUILD/obj-base/.config") >"$OUT/config.diff"; then
+if same_config obj obj-base "$OUT/config.diff"; then
 	ok "obj and obj-base: same .config but for the series' CONFIG_FTRACE_STACKMAP*"
 else
 	head -n 20 "$OUT/config.diff" 2>/dev/null
