@@ -8,30 +8,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-struct fz_count {
-	uint64_t refs;
-	size_t nevents_seen;
-};
-
-static int fz_on_stack(void *arg, uint32_t event, const struct tp_stackref *ref)
-{
-	struct fz_count *c = arg;
-	char buf[64];
-	size_t i;
-
-	c->refs++;
-	if (event >= c->nevents_seen + 1024)
-		abort();
-	for (i = 0; ref->full && i < ref->nr; i++) {
-		if (!ref->frames[i])
-			abort();
-		tp_frame_func(ref->frames[i], buf, sizeof(buf));
-		if (strlen(buf) >= sizeof(buf))
-			abort();
-	}
-	return 0;
-}
-
 /* Record interface: every record is well formed. */
 static int fz_on_record(void *arg, const struct ev_record *r)
 {
@@ -49,10 +25,8 @@ static int fz_on_record(void *arg, const struct ev_record *r)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct fz_count c = {0};
 	struct tp_line l;
 	struct tp_ctx ctx;
-	size_t i;
 
 	tp_parse_line((const char *)data, size, &l);
 	/* a name inside the input must end inside it ("function"/"unknown" are literals) */
@@ -60,14 +34,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    (uintptr_t)l.name < (uintptr_t)data + size &&
 	    (uintptr_t)l.name + l.name_len > (uintptr_t)data + size)
 		abort();
-	tp_ctx_init(&ctx);
-	c.nevents_seen = size;
-	if (tp_feed_buf(&ctx, (const char *)data, size, fz_on_stack, &c) == 0) {
-		for (i = 0; i < tp_nr_events(&ctx); i++)
-			if (!tp_event_name(&ctx, (uint32_t)i))
-				abort();
-	}
-	tp_ctx_free(&ctx);
 	tp_ctx_init(&ctx);
 	if (tp_feed_records(&ctx, (const char *)data, size, fz_on_record, NULL) == 0 &&
 	    ctx.head != ctx.tail)

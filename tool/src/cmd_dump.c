@@ -4,8 +4,8 @@
  * collapsed ("folded") stacks.
  */
 #define _GNU_SOURCE
+#include "input.h"
 #include "stackmap.h"
-#include "tracedat.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define DUMP_DEFAULT_FILE "/sys/kernel/tracing/stack_map_bin"
+#define DUMP_DEFAULT_TRACEFS "/sys/kernel/tracing"
 
 enum dump_mode { DUMP_TEXT, DUMP_JSON, DUMP_FOLDED };
 enum dump_sort { SORT_ID, SORT_REF, SORT_DEPTH };
@@ -171,6 +171,7 @@ int cmd_dump(int argc, char **argv)
 		{"top", required_argument, NULL, 'n'},
 		{"sort", required_argument, NULL, 's'},
 		{"map", required_argument, NULL, 'm'},
+		{"input", required_argument, NULL, 'i'},
 		{"help", no_argument, NULL, 'h'},
 		SM_SYM_LONGOPTS,
 		{NULL, 0, NULL, 0},
@@ -179,29 +180,26 @@ int cmd_dump(int argc, char **argv)
 	enum dump_sort sort = SORT_ID;
 	const struct smbin_stack **order = NULL;
 	unsigned long top = 0;
-	int have_top = 0, have_sort = 0, have_syms = 0, ret, c, derr = 0;
-	const char *path = DUMP_DEFAULT_FILE, *map_opt = NULL;
-	char *sibling = NULL;
-	struct td_file td = {0};
-	struct td_err terr = {0};
-	int is_dat, inside = 0;
-	char what[4200];
-	struct smbin_map map;
+	int have_top = 0, have_sort = 0, ret, c, nmodes = 0;
+	const char *path = NULL, *map_opt = NULL;
+	char *dflt = NULL;
+	struct in_src in;
 	struct sm_frames fr;
-	struct sm_out out;
-	struct syms syms;
+	struct sm_out out = {0};
 	size_t i, n;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hi:", longopts, NULL)) != -1) {
 		if (sm_sym_option(c, optarg))
 			continue;
 		switch (c) {
 		case 'j':
 			mode = DUMP_JSON;
+			nmodes++;
 			break;
 		case 'f':
 			mode = DUMP_FOLDED;
+			nmodes++;
 			break;
 		case 'n':
 			if (sm_parse_uint(optarg, &top)) {
@@ -226,6 +224,13 @@ int cmd_dump(int argc, char **argv)
 		case 'm':
 			map_opt = optarg;
 			break;
+		case 'i':
+			if (path) {
+				sm_err("dump: too many arguments (one FILE expected)");
+				return SM_EXIT_USAGE;
+			}
+			path = optarg;
+			break;
 		case 'h':
 			sm_cmd_usage(stdout, "dump");
 			return SM_EXIT_OK;
@@ -234,67 +239,45 @@ int cmd_dump(int argc, char **argv)
 			return SM_EXIT_USAGE;
 		}
 	}
-	if (optind + 1 < argc) {
+	if (nmodes > 1) {
+		sm_err("dump: --json and --folded are two outputs; choose one");
+		return SM_EXIT_USAGE;
+	}
+	if (optind < argc && !path)
+		path = argv[optind++];
+	if (optind < argc) {
 		sm_err("dump: too many arguments (one FILE expected)");
 		return SM_EXIT_USAGE;
 	}
-	if (optind < argc)
-		path = argv[optind];
+	if (!path) {
+		/* the live map of the tracefs in use (--tracefs, $STACKMAP_TRACEFS) */
+		dflt = sm_path_join(sm_opts.tracefs ? sm_opts.tracefs : DUMP_DEFAULT_TRACEFS,
+				    "stack_map_bin");
+		if (!dflt)
+			return SM_EXIT_USAGE;
+		path = dflt;
+	}
 	if (have_top && !have_sort)
 		sort = SORT_REF;
 
-	is_dat = sm_is_tracedat(path);
-	if (is_dat < 0) {
-		sm_err("%s: %s", path, strerror(-is_dat));
-		return SM_EXIT_USAGE;
-	}
-	if (is_dat) {
-		ret = td_open_file(&td, path, &terr);
-		if (ret) {
-			if (ret == -EBADMSG || ret == -EPROTONOSUPPORT)
-				sm_err("%s: offset %llu: %s", path, (unsigned long long)terr.offset,
-				       terr.msg);
-			else
-				sm_err("%s: %s", path, strerror(-ret));
-			td_close(&td);
-			return ret == -EBADMSG || ret == -EPROTONOSUPPORT ? SM_EXIT_DATA
-									  : SM_EXIT_USAGE;
-		}
-		sibling = map_opt ? NULL : sm_sibling(path, "stack_map_bin");
-	} else if (map_opt) {
-		sm_err("dump: --map is for a trace.dat FILE; give the map as FILE");
-		return SM_EXIT_USAGE;
-	}
-	ret = sm_load_syms_text(&syms, &have_syms, is_dat ? td.kallsyms : NULL, td.kallsyms_len,
-				path);
-	/* no stack_map_bin next to the trace.dat: the copy inside it, if it has one */
-	if (!ret && is_dat && sibling && access(sibling, F_OK) && td.stackmap) {
-		snprintf(what, sizeof(what), "%s (stack map inside)", path);
-		derr = sm_load_map_buf(what, td.stackmap, td.stackmap_len, &map, 1);
-		inside = 1;
-	}
-	td_close(&td);
+	ret = in_open(&in, "dump", path, map_opt, IN_F_MAP_OK);
+	free(dflt);
 	if (ret) {
-		free(sibling);
+		in_close(&in);
 		return ret;
 	}
-	if (is_dat)
-		path = map_opt ? map_opt : sibling;
-	/* On malformed data, print what decoded cleanly, then the error line. */
-	if (!inside)
-		derr = path ? sm_load_map(path, &map, 1) : SM_EXIT_USAGE;
-	if (derr == SM_EXIT_USAGE) {
-		syms_free(&syms);
-		free(sibling);
-		return derr;
+	if (!in.have_map) {
+		sm_err("%s: no stack map found inside or beside it (give --map FILE)", in.path);
+		in_close(&in);
+		return SM_EXIT_USAGE;
 	}
 	/* JSON keeps file:line in its own "lines" array */
-	sm_frames_init(&fr, have_syms ? &syms : NULL, mode == DUMP_JSON ? 0 : sm_opts.lines);
+	sm_frames_init(&fr, in.have_syms ? &in.syms : NULL, mode == DUMP_JSON ? 0 : sm_opts.lines);
 	if (sm_out_init(&out, stdout)) {
 		ret = SM_EXIT_USAGE;
 		goto out;
 	}
-	n = map.nr;
+	n = in.map.nr;
 	if (n) {
 		order = malloc(n * sizeof(*order));
 		if (!order) {
@@ -304,7 +287,7 @@ int cmd_dump(int argc, char **argv)
 		}
 	}
 	for (i = 0; i < n; i++)
-		order[i] = &map.stacks[i];
+		order[i] = &in.map.stacks[i];
 	if (sort == SORT_REF)
 		qsort(order, n, sizeof(*order), dump_cmp_ref);
 	else if (sort == SORT_DEPTH)
@@ -318,25 +301,24 @@ int cmd_dump(int argc, char **argv)
 		if (mode == DUMP_TEXT)
 			dump_text(&out, &fr, order[i]);
 		else if (mode == DUMP_JSON)
-			dump_json(&out, &fr, &syms, have_syms, order[i], i == 0);
+			dump_json(&out, &fr, &in.syms, in.have_syms, order[i], i == 0);
 		else
 			dump_folded(&out, &fr, order[i]);
 	}
 	if (mode == DUMP_JSON)
 		sm_out_str(&out, n ? "\n]\n" : "]\n");
-	ret = derr;
+	ret = 0;
 out:
-	if (out.buf)
-		sm_out_flush(&out);
-	sm_map_error_flush();
 	if (out.buf && sm_out_done(&out) && !ret) {
 		sm_err("dump: write error on standard output");
 		ret = SM_EXIT_USAGE;
 	}
+	if (!ret && in.have_map && !in.have_syms && in.map.nr && !sm_opts.no_kallsyms)
+		sm_err("%s: no kallsyms found (looked inside and beside it; give --kallsyms FILE): "
+		       "frames are shown as addresses",
+		       in.path);
 	free(order);
-	free(sibling);
 	sm_frames_free(&fr);
-	smbin_free(&map);
-	syms_free(&syms);
+	in_close(&in);
 	return ret;
 }

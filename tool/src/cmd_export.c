@@ -9,7 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "export.h"
-#include "report_dat.h"
+#include "input.h"
 #include "stackmap.h"
 
 #include <errno.h>
@@ -23,127 +23,44 @@ enum ex_format { EXF_FOLDED, EXF_SPEEDSCOPE, EXF_PPROF, EXF_PERFETTO, EXF_SVG };
 
 static const char *const ex_format_names[] = {"folded", "speedscope", "pprof", "perfetto", "svg"};
 
-/* One recording: trace text + map + symbols, aggregated into a profile. */
+/* One recording, opened by the input layer and aggregated into a profile. */
 struct ex_input {
-	char *trace, *map_path, *ks;
-	struct smbin_map map;
-	struct syms syms;
-	int have_syms;
+	struct in_src in;
 	struct sm_frames fr;
-	struct tp_ctx ctx;
 	struct pf pf;
-	char *buf;
+	int opened;
 };
 
-static void ex_input_free(struct ex_input *in)
+static void ex_input_free(struct ex_input *x)
 {
-	pf_free(&in->pf);
-	tp_ctx_free(&in->ctx);
-	smbin_free(&in->map);
-	sm_frames_free(&in->fr);
-	syms_free(&in->syms);
-	free(in->buf);
-	free(in->trace);
-	free(in->map_path);
-	free(in->ks);
-	memset(in, 0, sizeof(*in));
+	pf_free(&x->pf);
+	if (x->opened)
+		sm_frames_free(&x->fr);
+	in_close(&x->in);
+	memset(x, 0, sizeof(*x));
 }
 
-/* The records of a trace.dat into the profile (the map and the symbols are loaded already). */
-static int ex_load_dat(struct ex_input *in, const struct pf_opts *po)
+/* Load @input with @map_opt into @x. Return 0 or an exit code after one message. */
+static int ex_load(const char *cmd, const char *input, const char *map_opt,
+		   const struct pf_opts *po, struct ex_input *x)
 {
-	struct td_file td;
-	struct td_err err = {0};
 	int ret;
 
-	ret = td_open_file(&td, in->trace, &err);
-	if (!ret)
-		ret = pf_init(&in->pf, &in->map, &in->fr, po);
-	if (!ret)
-		ret = rd_feed_records(&td, pf_add_record, &in->pf, &err);
-	td_close(&td);
-	if (ret == -EBADMSG || ret == -EPROTONOSUPPORT) {
-		sm_err("%s: offset %llu: %s", in->trace, (unsigned long long)err.offset, err.msg);
-		return SM_EXIT_DATA;
-	}
-	if (ret) {
-		sm_err("%s: %s", in->trace, strerror(-ret));
-		return SM_EXIT_USAGE;
-	}
-	pf_finish(&in->pf);
-	return 0;
-}
-
-/*
- * Load @input (a directory written by `stackmap record`, or a trace file with @map_opt) into
- * @in. Return 0 or an exit code after one message.
- */
-static int ex_load(const char *input, const char *map_opt, const struct pf_opts *po,
-		   struct ex_input *in)
-{
-	const char *saved_ks = sm_opts.kallsyms;
-	struct stat st;
-	size_t len;
-	int ret, is_dat = 0;
-
-	memset(in, 0, sizeof(*in));
-	tp_ctx_init(&in->ctx);
-	if (stat(input, &st)) {
-		sm_err("%s: %s", input, strerror(errno));
-		return SM_EXIT_USAGE;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		char *dat = sm_path_join(input, "trace.dat");
-
-		in->trace = sm_path_join(input, "trace");
-		if (in->trace && dat && access(in->trace, F_OK) && !access(dat, F_OK)) {
-			/* binary input: DIR/trace.dat (report_dat.c delivers its records) */
-			is_dat = 1;
-			free(in->trace);
-			in->trace = dat;
-			dat = NULL;
-		}
-		free(dat);
-		in->map_path = map_opt ? strdup(map_opt) : sm_path_join(input, "stack_map_bin");
-		in->ks = sm_path_join(input, "kallsyms");
-		if (!in->trace || !in->map_path || !in->ks)
-			return SM_EXIT_USAGE;
-		if (!sm_opts.kallsyms && !sm_opts.no_kallsyms && access(in->ks, R_OK) == 0)
-			sm_opts.kallsyms = in->ks;
-	} else {
-		in->trace = strdup(input);
-		in->map_path = map_opt ? strdup(map_opt) : NULL;
-	}
-	ret = sm_load_syms(&in->syms, &in->have_syms);
-	sm_opts.kallsyms = saved_ks;
+	memset(x, 0, sizeof(*x));
+	ret = in_open(&x->in, cmd, input, map_opt, 0);
 	if (ret)
 		return ret;
-	sm_frames_init(&in->fr, in->have_syms ? &in->syms : NULL, 0);
-	if (in->map_path) {
-		ret = sm_load_map(in->map_path, &in->map, 0);
-		if (ret)
-			return ret;
-	}
-	if (is_dat || sm_is_tracedat(in->trace) == 1)
-		return ex_load_dat(in, po);
-	ret = smbin_read_file(in->trace, &in->buf, &len);
+	sm_frames_init(&x->fr, x->in.have_syms ? &x->in.syms : NULL, 0);
+	x->opened = 1;
+	ret = pf_init(&x->pf, x->in.have_map ? &x->in.map : NULL, &x->fr, po);
 	if (ret) {
-		sm_err("%s: %s", in->trace, strerror(-ret));
+		sm_err("%s: %s", cmd, strerror(-ret));
 		return SM_EXIT_USAGE;
 	}
-	ret = pf_init(&in->pf, &in->map, &in->fr, po);
-	if (!ret)
-		ret = tp_feed_records(&in->ctx, in->buf, len, pf_add_record, &in->pf);
-	if (ret) {
-		sm_err("%s: %s", in->trace, strerror(-ret));
-		return SM_EXIT_USAGE;
-	}
-	if (in->ctx.bad_reason) {
-		sm_err("%s: offset %llu: %s", in->trace, (unsigned long long)in->ctx.bad_offset,
-		       in->ctx.bad_reason);
-		return SM_EXIT_DATA;
-	}
-	pf_finish(&in->pf);
+	ret = in_feed(&x->in, pf_add_record, &x->pf);
+	if (ret)
+		return ret;
+	pf_finish(&x->pf);
 	return 0;
 }
 
@@ -251,14 +168,7 @@ static void ex_notes(const struct ex_input *in)
 {
 	const struct pf *p = &in->pf;
 
-	if (p->nr_refs_unknown)
-		sm_err("%llu stack references to %zu ids missing from the map, shown as "
-		       "[unknown stack N]",
-		       (unsigned long long)p->nr_refs_unknown, p->nunknown);
-	if (p->nr_unattributed)
-		sm_err("%llu stack references with no earlier event on their CPU, shown as "
-		       "(no event)",
-		       (unsigned long long)p->nr_unattributed);
+	in_notes(&in->in);
 	if (p->opts.offcpu && (p->off_open || p->off_nostack || p->off_backwards))
 		sm_err("off-cpu: %llu tasks still off CPU at the end and %llu switch-outs without "
 		       "a stack are not counted; %llu intervals ran backwards",
@@ -276,6 +186,29 @@ enum {
 	EX_OPT_NORMALIZE,
 };
 
+#define EX_GIVEN(opt) (1u << ((opt)-EX_OPT_FORMAT))
+
+/* Options that do not apply to the chosen format are refused, never ignored. */
+static int ex_check_options(const char *cmd, int fmt, unsigned int given, int offcpu)
+{
+	const char *bad = NULL;
+
+	if ((given & EX_GIVEN(EX_OPT_BY)) && fmt == EXF_PPROF)
+		bad = "--by (pprof keeps comm and pid as sample labels)";
+	else if ((given & EX_GIVEN(EX_OPT_COLOR)) && fmt != EXF_SVG)
+		bad = "--color (svg only)";
+	else if ((given & EX_GIVEN(EX_OPT_TITLE)) && fmt != EXF_SVG && fmt != EXF_SPEEDSCOPE)
+		bad = "--title (svg and speedscope only)";
+	else if (offcpu && fmt == EXF_PERFETTO)
+		bad = "--weight offcpu (the Perfetto timeline shows the switches themselves)";
+	else if ((given & EX_GIVEN(EX_OPT_NORMALIZE)) && strcmp(cmd, "diff"))
+		bad = "--normalize (diff only)";
+	if (!bad)
+		return 0;
+	sm_err("%s: %s does not apply to --format %s", cmd, bad, ex_format_names[fmt]);
+	return SM_EXIT_USAGE;
+}
+
 static int ex_run(int argc, char **argv, int diff)
 {
 	static const struct option longopts[] = {
@@ -287,11 +220,14 @@ static int ex_run(int argc, char **argv, int diff)
 		{"title", required_argument, NULL, EX_OPT_TITLE},
 		{"map", required_argument, NULL, EX_OPT_MAP},
 		{"normalize", no_argument, NULL, EX_OPT_NORMALIZE},
+		{"input", required_argument, NULL, 'i'},
 		{"help", no_argument, NULL, 'h'},
 		SM_SYM_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
 	const char *cmd = diff ? "diff" : "export", *out_path = NULL, *map_opt = NULL;
+	const char *input = NULL, *inputs[2];
+	unsigned int given = 0; /* EX_OPT_* bits of the options on the command line */
 	struct ex_opts eo = {.by = EX_BY_EVENT, .color = EX_COLOR_EVENT};
 	struct pf_opts po = {0};
 	struct ex_input in[2];
@@ -300,10 +236,23 @@ static int ex_run(int argc, char **argv, int diff)
 
 	memset(in, 0, sizeof(in));
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ho:i:", longopts, NULL)) != -1) {
 		if (sm_sym_option(c, optarg))
 			continue;
+		if (c >= EX_OPT_FORMAT && c <= EX_OPT_NORMALIZE)
+			given |= 1u << (c - EX_OPT_FORMAT);
 		switch (c) {
+		case 'i':
+			if (diff) {
+				sm_err("diff: -i does not apply (give the two recordings A B)");
+				return SM_EXIT_USAGE;
+			}
+			if (input) {
+				sm_err("export: one input only (got '%s' and '%s')", input, optarg);
+				return SM_EXIT_USAGE;
+			}
+			input = optarg;
+			break;
 		case EX_OPT_FORMAT:
 			for (fmt = 0; fmt <= EXF_SVG; fmt++)
 				if (strcmp(optarg, ex_format_names[fmt]) == 0)
@@ -366,19 +315,32 @@ static int ex_run(int argc, char **argv, int diff)
 		sm_err("export: needs --format folded|speedscope|pprof|perfetto|svg");
 		return SM_EXIT_USAGE;
 	}
-	if (argc - optind != (diff ? 2 : 1)) {
-		sm_err(diff ? "diff: needs two recordings A B (directories written by record)"
-			    : "export: needs one INPUT (a directory written by record, or a trace "
-			      "file)");
+	ret = ex_check_options(cmd, fmt, given, po.offcpu);
+	if (ret)
+		return ret;
+	if (diff && argc - optind != 2) {
+		sm_err("diff: needs two recordings A B (trace.dat files, recording directories or "
+		       "trace texts)");
 		return SM_EXIT_USAGE;
+	}
+	if (!diff) {
+		if (optind < argc && !input)
+			input = argv[optind++];
+		if (optind < argc) {
+			sm_err("export: unexpected argument '%s' (one input only)", argv[optind]);
+			return SM_EXIT_USAGE;
+		}
 	}
 	if (diff && map_opt) {
-		sm_err("diff: --map does not apply (each recording is a directory)");
+		sm_err("diff: --map does not apply (each recording's map is found with it)");
 		return SM_EXIT_USAGE;
 	}
+	inputs[0] = diff ? argv[optind] : input;
+	inputs[1] = diff ? argv[optind + 1] : NULL;
 	po.keep_events = fmt == EXF_PERFETTO;
 	for (i = 0; i < (diff ? 2 : 1); i++) {
-		ret = ex_load(argv[optind + i], map_opt, &po, &in[i]);
+		po.unknown_tag = diff ? (i ? "B" : "A") : NULL;
+		ret = ex_load(cmd, inputs[i], map_opt, &po, &in[i]);
 		nin++;
 		if (ret)
 			goto out;

@@ -1,36 +1,55 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stackmap report: attribute the stack references of a trace (<stack_id N> entries and
- * full-stack fallback blocks) to their events and show the most frequent stacks per event.
+ * stackmap report: the stack references of a recording (<stack_id N> entries and full-stack
+ * fallbacks), attributed to their events by the input layer (input.h), as the most frequent
+ * stacks per event type, as a per-function view (self and total, like perf report
+ * --children), as folded lines or as JSON.
  */
 #define _GNU_SOURCE
-#include "report_dat.h"
+#include "input.h"
 #include "stackmap.h"
 #include "trace_parse.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define REP_DEFAULT_TOP 5
 
 /* One (event type, stack) pair and how many references it got. */
 struct rep_ent {
-	uint32_t event;
+	uint32_t event; /* index in rep.types */
 	uint32_t full; /* 0: val is a stack id; 1: val indexes rep.full */
 	uint32_t val;
 	uint64_t count;
 };
 
+struct rep_type {
+	uint64_t events, refs;
+	size_t distinct;
+};
+
+struct rep_filter {
+	const char *comm, *event;
+	long pid, cpu; /* -1: any */
+	uint64_t t0, t1; /* nanoseconds of the trace clock, t1 == 0: no end */
+	int have_time;
+};
+
 struct rep {
-	const struct smbin_map *map;
+	struct in_src *in;
+	struct sm_frames *fr;
+	struct rep_filter flt;
+	struct tp_strtab types; /* event type names */
+	struct rep_type *tv;
+	size_t tv_cap;
 	struct tp_strtab full; /* full stacks keyed by their frames joined with '\n' */
 	struct rep_ent *ents; /* distinct (event, stack) pairs in first-seen order */
 	size_t nents, cap;
 	struct htab idx; /* over ents, hashed by rep_hash() */
-	uint64_t refs_id, refs_full, refs_missing;
+	uint64_t events, refs, refs_id, refs_full; /* after the filters */
 	char *joinbuf;
 	size_t joincap;
 };
@@ -76,65 +95,124 @@ static int rep_count(struct rep *r, uint32_t ev, uint32_t full, uint32_t val)
 	}
 	r->ents[r->nents] = key;
 	htab_insert_at(&r->idx, j, h, (uint32_t)r->nents++);
+	r->tv[ev].distinct++;
 	return 0;
 }
 
-static const struct smbin_stack *rep_find(const struct smbin_map *map, uint32_t id)
+static long rep_type(struct rep *r, const char *name)
 {
-	size_t lo = 0, hi = map ? map->nr : 0;
+	long t = tp_strtab_intern(&r->types, name, strlen(name));
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	if (t < 0)
+		return t;
+	if ((size_t)t >= r->tv_cap) {
+		size_t ncap = r->tv_cap ? r->tv_cap * 2 : 16;
+		struct rep_type *n = realloc(r->tv, ncap * sizeof(*n));
 
-		if (map->stacks[mid].id == id)
-			return &map->stacks[mid];
-		if (map->stacks[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
+		if (!n)
+			return -ENOMEM;
+		memset(n + r->tv_cap, 0, (ncap - r->tv_cap) * sizeof(*n));
+		r->tv = n;
+		r->tv_cap = ncap;
 	}
-	return NULL;
+	return t;
 }
 
-static int rep_on_stack(void *arg, uint32_t ev, const struct tp_stackref *ref)
+static int rep_keep(const struct rep_filter *f, const struct ev_record *rec)
+{
+	if (f->comm && strcmp(f->comm, rec->comm))
+		return 0;
+	if (f->pid >= 0 && rec->pid != f->pid)
+		return 0;
+	if (f->cpu >= 0 && rec->cpu != f->cpu)
+		return 0;
+	if (f->event && strcmp(f->event, rec->type_name))
+		return 0;
+	if (f->have_time &&
+	    (rec->ts_ns == EV_TS_NONE || rec->ts_ns < f->t0 || (f->t1 && rec->ts_ns > f->t1)))
+		return 0;
+	return 1;
+}
+
+/* A full stack's key: its frame texts (text input) or its addresses formatted (trace.dat). */
+static long rep_full_key(struct rep *r, const struct ev_stack *s)
+{
+	size_t len = 0, n;
+	uint32_t i;
+
+	if (s->frames) {
+		if (sm_join_frames(&r->joinbuf, &r->joincap, s->frames, s->nr, &len))
+			return -ENOMEM;
+		return tp_strtab_intern(&r->full, r->joinbuf, len);
+	}
+	for (i = 0; i < s->nr; i++) {
+		const char *t = sm_frame(r->fr, s->addrs[i], SM_FRAME_FULL, NULL);
+
+		n = strlen(t);
+		if (len + n + 2 > r->joincap) {
+			size_t ncap = (len + n + 2) * 2;
+			char *b = realloc(r->joinbuf, ncap);
+
+			if (!b)
+				return -ENOMEM;
+			r->joinbuf = b;
+			r->joincap = ncap;
+		}
+		memcpy(r->joinbuf + len, t, n);
+		len += n;
+		r->joinbuf[len++] = '\n';
+	}
+	return tp_strtab_intern(&r->full, r->joinbuf ? r->joinbuf : "", len);
+}
+
+static int rep_on_record(void *arg, const struct ev_record *rec)
 {
 	struct rep *r = arg;
-	size_t len;
-	long idx;
+	long t, idx;
 
-	if (!ref->full) {
+	if ((rec->flags & EV_F_LOST) || !rep_keep(&r->flt, rec))
+		return 0;
+	t = rep_type(r, rec->type_name);
+	if (t < 0)
+		return (int)t;
+	if (!(rec->flags & (EV_F_EXTRA | EV_F_UNATTRIBUTED))) {
+		r->tv[t].events++;
+		r->events++;
+	}
+	if (rec->stack.kind == EV_STACK_NONE)
+		return 0;
+	r->tv[t].refs++;
+	r->refs++;
+	if (rec->stack.kind == EV_STACK_ID) {
 		r->refs_id++;
-		if (!rep_find(r->map, ref->id))
-			r->refs_missing++;
-		return rep_count(r, ev, 0, ref->id);
+		return rep_count(r, (uint32_t)t, 0, rec->stack.id);
 	}
 	r->refs_full++;
-	if (sm_join_frames(&r->joinbuf, &r->joincap, ref->frames, ref->nr, &len))
-		return -ENOMEM;
-	idx = tp_strtab_intern(&r->full, r->joinbuf, len);
+	idx = rep_full_key(r, &rec->stack);
 	if (idx < 0)
 		return (int)idx;
-	return rep_count(r, ev, 1, (uint32_t)idx);
+	return rep_count(r, (uint32_t)t, 1, (uint32_t)idx);
 }
 
-/* Per event type totals, used to order the output. */
-struct rep_event {
-	uint32_t idx;
-	uint64_t refs;
-	uint64_t lines;
-	const char *name;
-};
+/* Output order ----------------------------------------------------------------------------- */
 
-static int rep_event_cmp(const void *a, const void *b)
-{
-	const struct rep_event *x = a, *y = b;
+enum rep_sort { REP_SORT_REFS, REP_SORT_EVENTS, REP_SORT_NAME };
 
-	if (x->refs != y->refs)
-		return x->refs > y->refs ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
+static const struct rep *rep_sorting;
+static enum rep_sort rep_sort_key;
 static uint32_t *rep_rank; /* event index -> output position, for rep_ent_cmp */
+
+static int rep_type_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const struct rep_type *tx = &rep_sorting->tv[x], *ty = &rep_sorting->tv[y];
+
+	if (rep_sort_key == REP_SORT_REFS && tx->refs != ty->refs)
+		return tx->refs > ty->refs ? -1 : 1;
+	if (rep_sort_key == REP_SORT_EVENTS && tx->events != ty->events)
+		return tx->events > ty->events ? -1 : 1;
+	return strcmp(rep_sorting->types.strs[x], rep_sorting->types.strs[y]);
+}
 
 static int rep_ent_cmp(const void *a, const void *b)
 {
@@ -149,399 +227,662 @@ static int rep_ent_cmp(const void *a, const void *b)
 	return x->val < y->val ? -1 : (x->val > y->val);
 }
 
-static int rep_u32_cmp(const void *a, const void *b)
+/* The frames of an entry, leaf first (valid until the next rep_frames_of() on it). */
+#define REP_MAX_FRAMES 4096
+struct rep_frames {
+	const char *v[REP_MAX_FRAMES];
+	size_t len[REP_MAX_FRAMES];
+	size_t n;
+	const struct smbin_stack *s; /* by id: the map record, NULL when missing */
+	char text[SMBIN_MAX_DEPTH * 1024]; /* copies of the frame texts of a stack by id */
+};
+
+static void rep_frames_of(struct rep *r, const struct rep_ent *e, struct rep_frames *f,
+			  enum sm_frame_style style)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : (x > y);
-}
-
-/* Iterate the '\n'-terminated frames of a full stack, leaf first. */
-static size_t rep_split(const char *joined, const char **starts, size_t *lens, size_t max)
-{
-	size_t n = 0;
-	const char *p = joined, *nl;
-
-	while (*p && n < max && (nl = strchr(p, '\n')) != NULL) {
-		starts[n] = p;
-		lens[n] = (size_t)(nl - p);
-		n++;
-		p = nl + 1;
-	}
-	return n;
-}
-
-static void rep_folded_line(struct sm_out *o, struct sm_frames *fr, struct rep *r,
-			    const char *evname, const struct rep_ent *e)
-{
-	const struct smbin_stack *s;
+	const char *nl;
+	char *p;
 	uint32_t j;
 
-	sm_out_str(o, evname);
+	f->n = 0;
+	f->s = NULL;
 	if (e->full) {
-		const char *joined = r->full.strs[e->val];
-		size_t cnt = 0, k;
-		const char *p;
-		char fbuf[512], frame[512];
-
-		for (p = joined; *p; p++)
-			cnt += *p == '\n';
-		/* frames are leaf first; the folded line is root first */
-		for (k = cnt; k > 0; k--) {
-			const char *st = joined;
-			size_t idx = 0, len;
-
-			while (idx < k - 1) {
-				st = strchr(st, '\n') + 1;
-				idx++;
-			}
-			len = (size_t)(strchr(st, '\n') - st);
-			if (len >= sizeof(frame))
-				len = sizeof(frame) - 1;
-			memcpy(frame, st, len);
-			frame[len] = '\0';
-			tp_frame_func(frame, fbuf, sizeof(fbuf));
-			sm_out_chr(o, ';');
-			sm_out_str(o, fbuf);
+		for (p = r->full.strs[e->val];
+		     *p && f->n < REP_MAX_FRAMES && (nl = strchr(p, '\n')); p = (char *)nl + 1) {
+			f->v[f->n] = p;
+			f->len[f->n++] = (size_t)(nl - p);
 		}
+		return;
+	}
+	f->s = in_find(r->in, e->val);
+	/* copies: the frame cache may move its text when it grows */
+	for (j = 0, p = f->text; f->s && j < f->s->nr; j++) {
+		const char *t = sm_frame(r->fr, f->s->ips[j], style, NULL);
+		size_t n = strlen(t);
+
+		if (n + 1 >= sizeof(f->text) - (size_t)(p - f->text))
+			break;
+		memcpy(p, t, n + 1); /* with its NUL: rep_func() returns it as a string */
+		f->v[f->n] = p;
+		f->len[f->n++] = n;
+		p += n + 1;
+	}
+}
+
+/* The function of frame @k (folded form: no offset). */
+static const char *rep_func(struct rep *r, const struct rep_ent *e, const struct rep_frames *f,
+			    size_t k, char *buf, size_t size)
+{
+	char tmp[1024];
+	size_t n;
+
+	if (!e->full)
+		return f->v[k]; /* already SM_FRAME_FOLDED */
+	n = f->len[k] < sizeof(tmp) ? f->len[k] : sizeof(tmp) - 1;
+	memcpy(tmp, f->v[k], n);
+	tmp[n] = '\0';
+	(void)r;
+	tp_frame_func(tmp, buf, size);
+	return buf;
+}
+
+static void rep_folded_line(struct sm_out *o, struct rep *r, const char *evname,
+			    const struct rep_ent *e)
+{
+	struct rep_frames *f = malloc(sizeof(*f));
+	char buf[1024];
+	size_t k;
+
+	sm_out_str(o, evname);
+	if (!f) {
+		sm_out_str(o, ";[out of memory]");
 	} else {
-		s = rep_find(r->map, e->val);
-		if (!s) {
-			sm_out_fmt(o, ";[missing stack_id %u]", e->val);
-		} else {
-			for (j = s->nr; j > 0; j--) {
-				sm_out_chr(o, ';');
-				sm_out_str(o, sm_frame(fr, s->ips[j - 1], SM_FRAME_FOLDED, NULL));
-			}
+		rep_frames_of(r, e, f, SM_FRAME_FOLDED);
+		if (!e->full && !f->s)
+			sm_out_fmt(o, ";" SM_UNKNOWN_STACK, e->val);
+		for (k = f->n; k > 0; k--) {
+			sm_out_chr(o, ';');
+			sm_out_str(o, rep_func(r, e, f, k - 1, buf, sizeof(buf)));
 		}
 	}
 	sm_out_chr(o, ' ');
 	sm_out_u64(o, e->count);
 	sm_out_chr(o, '\n');
+	free(f);
 }
 
-static void rep_text_stack(struct sm_out *o, struct sm_frames *fr, struct rep *r,
-			   const struct rep_ent *e, uint64_t total)
+static double rep_pct(uint64_t n, uint64_t total)
 {
-	const struct smbin_stack *s;
-	const char *starts[4096];
-	size_t lens[4096], n, k;
-	uint32_t j;
+	return total ? 100.0 * (double)n / (double)total : 0.0;
+}
+
+static void rep_text_stack(struct sm_out *o, struct rep *r, const struct rep_ent *e,
+			   struct rep_frames *f)
+{
+	size_t k;
 
 	sm_out_fmt(o, "  %8llu %5.1f%%  ", (unsigned long long)e->count,
-		   total ? 100.0 * (double)e->count / (double)total : 0.0);
-	if (e->full) {
-		n = rep_split(r->full.strs[e->val], starts, lens, 4096);
+		   rep_pct(e->count, r->refs));
+	rep_frames_of(r, e, f, SM_FRAME_FULL);
+	if (e->full)
 		sm_out_fmt(o, "full stack #%u (kernel fell back to a full stack, depth %zu)\n",
-			   e->val + 1, n);
-		for (k = 0; k < n; k++) {
-			sm_out_fmt(o, "        [%zu] ", k);
-			sm_out_mem(o, starts[k], lens[k]);
-			sm_out_chr(o, '\n');
-		}
-		return;
-	}
-	s = rep_find(r->map, e->val);
-	if (!s) {
-		sm_out_fmt(o, "stack_id %u (missing from the map)\n", e->val);
-		return;
-	}
-	sm_out_fmt(o, "stack_id %u [ref %u, depth %u]\n", s->id, s->ref_count, s->nr);
-	for (j = 0; j < s->nr; j++) {
-		sm_out_fmt(o, "        [%u] ", j);
-		sm_out_str(o, sm_frame(fr, s->ips[j], SM_FRAME_FULL, NULL));
+			   e->val + 1, f->n);
+	else if (!f->s)
+		sm_out_fmt(o, SM_UNKNOWN_STACK "\n", e->val);
+	else
+		sm_out_fmt(o, "stack_id %u [ref %u, depth %u]\n", f->s->id, f->s->ref_count,
+			   f->s->nr);
+	for (k = 0; k < f->n; k++) {
+		sm_out_fmt(o, "        [%zu] ", k);
+		sm_out_mem(o, f->v[k], f->len[k]);
 		sm_out_chr(o, '\n');
 	}
 }
 
-static int rep_print(struct rep *r, struct tp_ctx *ctx, struct sm_frames *fr, int folded,
-		     unsigned long top, int have_top)
+static json_object *rep_json_stack(struct rep *r, const struct rep_ent *e, struct rep_frames *f)
 {
-	size_t nev = tp_nr_events(ctx), nent = 0, i, k, nmiss = 0, nmiss_ids = 0;
-	struct rep_event *evs = NULL;
+	json_object *o = json_object_new_object(), *fa = json_object_new_array();
+	char tmp[1024];
+	size_t k, n;
+
+	rep_frames_of(r, e, f, SM_FRAME_FULL);
+	json_object_object_add(o, "count", json_object_new_int64((int64_t)e->count));
+	json_object_object_add(
+		o, "percent",
+		json_object_new_double((double)(int64_t)(rep_pct(e->count, r->refs) * 100 + 0.5) /
+				       100));
+	if (e->full) {
+		json_object_object_add(o, "stack_id", NULL);
+		json_object_object_add(o, "full_stack", json_object_new_boolean(1));
+	} else {
+		json_object_object_add(o, "stack_id", json_object_new_int64(e->val));
+		json_object_object_add(o, "full_stack", json_object_new_boolean(0));
+		json_object_object_add(o, "in_map", json_object_new_boolean(f->s != NULL));
+	}
+	for (k = 0; k < f->n; k++) {
+		n = f->len[k] < sizeof(tmp) ? f->len[k] : sizeof(tmp) - 1;
+		memcpy(tmp, f->v[k], n);
+		tmp[n] = '\0';
+		json_object_array_add(fa, json_object_new_string(tmp));
+	}
+	json_object_object_add(o, "frames", fa);
+	return o;
+}
+
+/* Per-function view ------------------------------------------------------------------------ */
+
+struct rep_fn {
+	uint32_t name; /* index in rep_fns.names */
+	uint64_t self, total;
+	uint64_t seen; /* last entry index + 1 that counted total (a function twice in a stack) */
+};
+
+struct rep_fns {
+	struct tp_strtab names;
+	struct rep_fn *v;
+	size_t n, cap;
+};
+
+static int rep_fn_add(struct rep_fns *fs, const char *name, uint64_t count, int leaf, uint64_t ent)
+{
+	long i = tp_strtab_intern(&fs->names, name, strlen(name));
+
+	if (i < 0)
+		return (int)i;
+	while ((size_t)i >= fs->n) {
+		if (fs->n == fs->cap) {
+			size_t ncap = fs->cap ? fs->cap * 2 : 256;
+			struct rep_fn *n = realloc(fs->v, ncap * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			fs->v = n;
+			fs->cap = ncap;
+		}
+		memset(&fs->v[fs->n], 0, sizeof(fs->v[0]));
+		fs->v[fs->n].name = (uint32_t)fs->n;
+		fs->n++;
+	}
+	if (leaf)
+		fs->v[i].self += count;
+	if (fs->v[i].seen != ent + 1) {
+		fs->v[i].total += count;
+		fs->v[i].seen = ent + 1;
+	}
+	return 0;
+}
+
+static int rep_fn_cmp(const void *a, const void *b)
+{
+	const struct rep_fn *x = a, *y = b;
+
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	if (x->self != y->self)
+		return x->self > y->self ? -1 : 1;
+	return x->name < y->name ? -1 : (x->name > y->name);
+}
+
+static int rep_functions(struct rep *r, struct rep_fns *fs)
+{
+	struct rep_frames *f = malloc(sizeof(*f));
+	char buf[1024], unk[64];
+	size_t i, k;
+	int ret = 0;
+
+	if (!f)
+		return -ENOMEM;
+	tp_strtab_init(&fs->names);
+	for (i = 0; i < r->nents && !ret; i++) {
+		const struct rep_ent *e = &r->ents[i];
+
+		rep_frames_of(r, e, f, SM_FRAME_FOLDED);
+		if (!e->full && !f->s) {
+			snprintf(unk, sizeof(unk), SM_UNKNOWN_STACK, e->val);
+			ret = rep_fn_add(fs, unk, e->count, 1, i);
+			continue;
+		}
+		for (k = 0; k < f->n && !ret; k++)
+			ret = rep_fn_add(fs, rep_func(r, e, f, k, buf, sizeof(buf)), e->count,
+					 k == 0, i);
+	}
+	free(f);
+	if (!ret)
+		qsort(fs->v, fs->n, sizeof(*fs->v), rep_fn_cmp);
+	return ret;
+}
+
+/* Printing --------------------------------------------------------------------------------- */
+
+struct rep_out {
+	int folded, json, functions;
+	unsigned long top;
+	int have_top;
+	double percent_limit;
+	enum rep_sort sort;
+};
+
+static void rep_header(struct sm_out *o, const struct rep *r)
+{
+	const struct in_stats *st = &r->in->st;
+	double span = st->ts_first != EV_TS_NONE && st->ts_last > st->ts_first
+			      ? (double)(st->ts_last - st->ts_first) / 1e9
+			      : 0.0;
+
+	sm_out_fmt(o, "# %llu events on %d CPUs over %.6f s", (unsigned long long)r->events,
+		   st->ncpus, span);
+	if (st->lost_markers && st->lost_events)
+		sm_out_fmt(o, ", %llu or more lost at %llu places",
+			   (unsigned long long)st->lost_events,
+			   (unsigned long long)st->lost_markers);
+	else if (st->lost_markers)
+		sm_out_fmt(o, ", events lost at %llu places (count unknown)",
+			   (unsigned long long)st->lost_markers);
+	sm_out_str(o, "\n");
+	sm_out_fmt(o,
+		   "# %llu stack references (%llu by id, %llu full stacks), %zu distinct stacks; "
+		   "map: ",
+		   (unsigned long long)r->refs, (unsigned long long)r->refs_id,
+		   (unsigned long long)r->refs_full, r->nents);
+	if (!r->in->have_map)
+		sm_out_str(o, "none");
+	else if (r->in->map_capacity)
+		sm_out_fmt(o, "%zu stacks, %.1f%% of %llu", r->in->map.nr,
+			   rep_pct(r->in->map_entries, r->in->map_capacity),
+			   (unsigned long long)r->in->map_capacity);
+	else
+		sm_out_fmt(o, "%zu stacks", r->in->map.nr);
+	sm_out_str(o, "\n");
+}
+
+static int rep_print(struct rep *r, const struct rep_out *ro)
+{
+	size_t nev = r->types.n, i, k;
+	uint32_t *order = NULL;
 	struct rep_ent *ents = NULL;
-	uint32_t *miss = NULL;
+	struct rep_frames *f = NULL;
+	struct rep_fns fs = {0};
+	json_object *root = NULL, *jev = NULL;
 	struct sm_out out;
 	int ret = -ENOMEM;
 
 	if (sm_out_init(&out, stdout))
 		return -ENOMEM;
-	evs = calloc(nev + 1, sizeof(*evs));
+	order = calloc(nev + 1, sizeof(*order));
 	rep_rank = calloc(nev + 1, sizeof(*rep_rank));
 	ents = calloc(r->nents + 1, sizeof(*ents));
-	miss = calloc(r->nents + 1, sizeof(*miss));
-	if (!evs || !rep_rank || !ents || !miss)
+	f = malloc(sizeof(*f));
+	if (!order || !rep_rank || !ents || !f)
 		goto out;
-	for (i = 0; i < nev; i++) {
-		evs[i].idx = (uint32_t)i;
-		evs[i].name = tp_event_name(ctx, (uint32_t)i);
-		evs[i].lines = ctx->event_lines[i];
-	}
-	for (i = 0; i < r->nents; i++) {
-		ents[nent++] = r->ents[i];
-		evs[r->ents[i].event].refs += r->ents[i].count;
-		if (!r->ents[i].full && !rep_find(r->map, r->ents[i].val))
-			miss[nmiss++] = r->ents[i].val;
-	}
-	qsort(miss, nmiss, sizeof(*miss), rep_u32_cmp);
-	for (i = 0; i < nmiss; i++)
-		if (i == 0 || miss[i] != miss[i - 1])
-			nmiss_ids++;
-	qsort(evs, nev, sizeof(*evs), rep_event_cmp);
 	for (i = 0; i < nev; i++)
-		rep_rank[evs[i].idx] = (uint32_t)i;
-	qsort(ents, nent, sizeof(*ents), rep_ent_cmp);
+		order[i] = (uint32_t)i;
+	rep_sorting = r;
+	rep_sort_key = ro->sort;
+	qsort(order, nev, sizeof(*order), rep_type_cmp);
+	for (i = 0; i < nev; i++)
+		rep_rank[order[i]] = (uint32_t)i;
+	memcpy(ents, r->ents, r->nents * sizeof(*ents));
+	qsort(ents, r->nents, sizeof(*ents), rep_ent_cmp);
 
-	if (!folded) {
-		uint64_t lines = 0;
+	if (ro->json) {
+		const struct in_stats *st = &r->in->st;
 
-		for (i = 0; i < nev; i++)
-			lines += evs[i].lines;
-		sm_out_fmt(&out,
-			   "# %llu events, %llu stack references (%llu by id, %llu full stacks), "
-			   "%zu distinct stacks\n",
-			   (unsigned long long)lines,
-			   (unsigned long long)(r->refs_id + r->refs_full),
-			   (unsigned long long)r->refs_id, (unsigned long long)r->refs_full, nent);
+		root = json_object_new_object();
+		json_object_object_add(root, "input", json_object_new_string(r->in->path));
+		json_object_object_add(root, "events", json_object_new_int64((int64_t)r->events));
+		json_object_object_add(root, "cpus", json_object_new_int(st->ncpus));
+		json_object_object_add(root, "lost_events",
+				       json_object_new_int64((int64_t)st->lost_events));
+		json_object_object_add(root, "stack_references",
+				       json_object_new_int64((int64_t)r->refs));
+		json_object_object_add(root, "by_id", json_object_new_int64((int64_t)r->refs_id));
+		json_object_object_add(root, "full_stacks",
+				       json_object_new_int64((int64_t)r->refs_full));
+		json_object_object_add(root, "distinct_stacks",
+				       json_object_new_int64((int64_t)r->nents));
+		json_object_object_add(
+			root, "map_stacks",
+			r->in->have_map ? json_object_new_int64((int64_t)r->in->map.nr) : NULL);
+		jev = json_object_new_array();
+		json_object_object_add(root, "event_types", jev);
+	} else if (!ro->folded) {
+		rep_header(&out, r);
+	}
+	if (ro->functions) {
+		ret = rep_functions(r, &fs);
+		if (ret)
+			goto out;
+		if (ro->json) {
+			json_object *ja = json_object_new_array();
+
+			for (i = 0; i < fs.n; i++) {
+				json_object *o;
+
+				if (ro->have_top && i >= ro->top)
+					break;
+				if (rep_pct(fs.v[i].total, r->refs) < ro->percent_limit)
+					break;
+				o = json_object_new_object();
+				json_object_object_add(
+					o, "function",
+					json_object_new_string(fs.names.strs[fs.v[i].name]));
+				json_object_object_add(
+					o, "total", json_object_new_int64((int64_t)fs.v[i].total));
+				json_object_object_add(
+					o, "self", json_object_new_int64((int64_t)fs.v[i].self));
+				json_object_array_add(ja, o);
+			}
+			json_object_object_add(root, "functions", ja);
+		} else {
+			sm_out_str(&out, "\n#    total     self    total%  self%  function\n");
+			for (i = 0; i < fs.n; i++) {
+				if (ro->have_top && i >= ro->top)
+					break;
+				if (rep_pct(fs.v[i].total, r->refs) < ro->percent_limit)
+					break;
+				sm_out_fmt(&out, "  %8llu %8llu  %6.2f%% %6.2f%%  %s\n",
+					   (unsigned long long)fs.v[i].total,
+					   (unsigned long long)fs.v[i].self,
+					   rep_pct(fs.v[i].total, r->refs),
+					   rep_pct(fs.v[i].self, r->refs),
+					   fs.names.strs[fs.v[i].name]);
+			}
+		}
+		goto done;
 	}
 	k = 0;
 	for (i = 0; i < nev; i++) {
-		size_t shown = 0, distinct = 0, first = k;
-		const char *name = evs[i].name;
-		unsigned long limit = have_top ? top : (folded ? (unsigned long)-1 : top);
+		uint32_t t = order[i];
+		const char *name = r->types.strs[t];
+		size_t shown, distinct = 0, first = k;
+		unsigned long limit =
+			ro->have_top ? ro->top : (ro->folded ? (unsigned long)-1 : REP_DEFAULT_TOP);
+		json_object *jt = NULL, *js = NULL;
 
-		while (k < nent && ents[k].event == evs[i].idx) {
+		while (k < r->nents && ents[k].event == t) {
 			distinct++;
 			k++;
 		}
-		if (!folded)
-			sm_out_fmt(&out, "\n%s: %llu events, %llu stacks, %zu distinct\n", name,
-				   (unsigned long long)evs[i].lines,
-				   (unsigned long long)evs[i].refs, distinct);
-		for (shown = 0; shown < distinct && shown < limit; shown++) {
-			if (folded)
-				rep_folded_line(&out, fr, r, name, &ents[first + shown]);
-			else
-				rep_text_stack(&out, fr, r, &ents[first + shown], evs[i].refs);
+		if (!r->tv[t].events && !r->tv[t].refs)
+			continue;
+		if (ro->json) {
+			jt = json_object_new_object();
+			js = json_object_new_array();
+			json_object_object_add(jt, "event", json_object_new_string(name));
+			json_object_object_add(jt, "events",
+					       json_object_new_int64((int64_t)r->tv[t].events));
+			json_object_object_add(jt, "stacks",
+					       json_object_new_int64((int64_t)r->tv[t].refs));
+			json_object_object_add(jt, "distinct",
+					       json_object_new_int64((int64_t)distinct));
+			json_object_object_add(jt, "top", js);
+			json_object_array_add(jev, jt);
+		} else if (!ro->folded) {
+			sm_out_fmt(&out, "\n%s: %llu events, %llu stacks (%.1f%%), %zu distinct\n",
+				   name, (unsigned long long)r->tv[t].events,
+				   (unsigned long long)r->tv[t].refs,
+				   rep_pct(r->tv[t].refs, r->refs), distinct);
 		}
-		if (!folded && shown < distinct)
-			sm_out_fmt(&out, "  ... %zu more distinct stacks (see --top)\n",
+		for (shown = 0; shown < distinct && shown < limit; shown++) {
+			const struct rep_ent *e = &ents[first + shown];
+
+			if (rep_pct(e->count, r->refs) < ro->percent_limit)
+				break;
+			if (ro->json)
+				json_object_array_add(js, rep_json_stack(r, e, f));
+			else if (ro->folded)
+				rep_folded_line(&out, r, name, e);
+			else
+				rep_text_stack(&out, r, e, f);
+		}
+		if (!ro->folded && !ro->json && shown < distinct)
+			sm_out_fmt(&out,
+				   "  ... %zu more distinct stacks (see --top, --percent-limit)\n",
 				   distinct - shown);
 	}
-	if (r->refs_missing) {
-		if (!folded)
-			sm_out_fmt(&out,
-				   "\n%llu events reference %zu stack ids missing from the map\n",
-				   (unsigned long long)r->refs_missing, nmiss_ids);
-		sm_out_flush(&out);
-		fflush(stdout);
-		sm_err("%llu events reference %zu stack ids missing from the map",
-		       (unsigned long long)r->refs_missing, nmiss_ids);
-	}
-	if (ctx->bad_stack_ids) {
-		if (!folded)
-			sm_out_fmt(&out, "%llu malformed <stack_id> lines ignored\n",
-				   (unsigned long long)ctx->bad_stack_ids);
-		sm_out_flush(&out);
-		sm_err("%llu malformed <stack_id> lines ignored",
-		       (unsigned long long)ctx->bad_stack_ids);
+done:
+	if (ro->json) {
+		sm_out_str(&out, json_object_to_json_string_ext(
+					 root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+						       JSON_C_TO_STRING_NOSLASHESCAPE));
+		sm_out_chr(&out, '\n');
 	}
 	ret = sm_out_done(&out);
 	out.buf = NULL;
 out:
 	if (out.buf)
 		sm_out_done(&out);
-	free(evs);
+	if (root)
+		json_object_put(root);
+	if (fs.v || fs.names.n) {
+		free(fs.v);
+		tp_strtab_free(&fs.names);
+	}
+	free(order);
 	free(rep_rank);
 	rep_rank = NULL;
 	free(ents);
-	free(miss);
+	free(f);
 	return ret;
 }
+
+/* Options ---------------------------------------------------------------------------------- */
+
+/* "SECONDS[.FRACTION]" to nanoseconds; -EINVAL when it is not a number. */
+static int rep_parse_secs(const char *s, size_t len, uint64_t *ns)
+{
+	char buf[64], *end;
+	double v;
+
+	if (!len || len >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	errno = 0;
+	v = strtod(buf, &end);
+	if (errno || *end || v < 0 || v > 1.8e10)
+		return -EINVAL;
+	*ns = (uint64_t)(v * 1e9 + 0.5);
+	return 0;
+}
+
+/* --time START,END (either may be empty): trace timestamps in seconds, as report prints them */
+static int rep_parse_time(const char *s, struct rep_filter *f)
+{
+	const char *comma = strchr(s, ',');
+	size_t a = comma ? (size_t)(comma - s) : strlen(s);
+
+	f->t0 = 0;
+	f->t1 = 0;
+	if (a && rep_parse_secs(s, a, &f->t0))
+		return -EINVAL;
+	if (comma && comma[1] && rep_parse_secs(comma + 1, strlen(comma + 1), &f->t1))
+		return -EINVAL;
+	if (!comma && !a)
+		return -EINVAL;
+	if (f->t1 && f->t1 < f->t0)
+		return -EINVAL;
+	f->have_time = 1;
+	return 0;
+}
+
+enum {
+	REP_OPT_TRACE = 0x200,
+	REP_OPT_MAP,
+	REP_OPT_TOP,
+	REP_OPT_FOLDED,
+	REP_OPT_JSON,
+	REP_OPT_SORT,
+	REP_OPT_COMM,
+	REP_OPT_PID,
+	REP_OPT_CPU,
+	REP_OPT_EVENT,
+	REP_OPT_TIME,
+	REP_OPT_PCT,
+	REP_OPT_FUNCS,
+};
 
 int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"trace", required_argument, NULL, 't'},
-		{"map", required_argument, NULL, 'm'},
+		{"trace", required_argument, NULL, REP_OPT_TRACE},
 		{"input", required_argument, NULL, 'i'},
-		{"top", required_argument, NULL, 'n'},
-		{"folded", no_argument, NULL, 'f'},
+		{"map", required_argument, NULL, REP_OPT_MAP},
+		{"top", required_argument, NULL, REP_OPT_TOP},
+		{"folded", no_argument, NULL, REP_OPT_FOLDED},
+		{"json", no_argument, NULL, REP_OPT_JSON},
+		{"sort", required_argument, NULL, REP_OPT_SORT},
+		{"comm", required_argument, NULL, REP_OPT_COMM},
+		{"pid", required_argument, NULL, REP_OPT_PID},
+		{"cpu", required_argument, NULL, REP_OPT_CPU},
+		{"event", required_argument, NULL, REP_OPT_EVENT},
+		{"time", required_argument, NULL, REP_OPT_TIME},
+		{"percent-limit", required_argument, NULL, REP_OPT_PCT},
+		{"functions", no_argument, NULL, REP_OPT_FUNCS},
 		{"help", no_argument, NULL, 'h'},
 		SM_SYM_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
-	char *trace_path = NULL, *map_path = NULL, *ks_path = NULL, *buf = NULL;
-	unsigned long top = REP_DEFAULT_TOP;
-	int folded = 0, have_top = 0, have_syms = 0, ret, c;
-	const char *dir = NULL;
-	struct smbin_map map = {0};
-	struct rep r = {0};
+	struct rep_out ro = {.top = REP_DEFAULT_TOP, .sort = REP_SORT_REFS};
+	const char *input = NULL, *map_opt = NULL;
+	struct rep r = {.flt = {.pid = -1, .cpu = -1}};
+	unsigned long v;
 	struct sm_frames fr;
-	struct syms syms;
-	struct tp_ctx ctx;
-	struct td_file td = {0};
-	struct td_err terr = {0};
-	struct rd_stats rst;
-	int is_dat = 0, map_sibling = 0;
-	char what[4200];
-	size_t len;
+	struct in_src in;
+	char *end;
+	int ret, c;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "hi:", longopts, NULL)) != -1) {
 		if (sm_sym_option(c, optarg))
 			continue;
 		switch (c) {
-		case 't':
-			free(trace_path);
-			trace_path = strdup(optarg);
-			break;
-		case 'm':
-			free(map_path);
-			map_path = strdup(optarg);
-			break;
+		case REP_OPT_TRACE:
 		case 'i':
-			dir = optarg;
-			break;
-		case 'n':
-			if (sm_parse_uint(optarg, &top)) {
-				sm_err("report: --top needs a number, got '%s'", optarg);
-				ret = SM_EXIT_USAGE;
-				goto out_args;
+			if (input) {
+				sm_err("report: one input only (got '%s' and '%s')", input, optarg);
+				return SM_EXIT_USAGE;
 			}
-			have_top = 1;
+			input = optarg;
 			break;
-		case 'f':
-			folded = 1;
+		case REP_OPT_MAP:
+			map_opt = optarg;
+			break;
+		case REP_OPT_TOP:
+			if (sm_parse_uint(optarg, &ro.top)) {
+				sm_err("report: --top needs a number, got '%s'", optarg);
+				return SM_EXIT_USAGE;
+			}
+			ro.have_top = 1;
+			break;
+		case REP_OPT_FOLDED:
+			ro.folded = 1;
+			break;
+		case REP_OPT_JSON:
+			ro.json = 1;
+			break;
+		case REP_OPT_FUNCS:
+			ro.functions = 1;
+			break;
+		case REP_OPT_SORT:
+			if (!strcmp(optarg, "stacks"))
+				ro.sort = REP_SORT_REFS;
+			else if (!strcmp(optarg, "events"))
+				ro.sort = REP_SORT_EVENTS;
+			else if (!strcmp(optarg, "name"))
+				ro.sort = REP_SORT_NAME;
+			else {
+				sm_err("report: --sort takes stacks, events or name, got '%s'",
+				       optarg);
+				return SM_EXIT_USAGE;
+			}
+			break;
+		case REP_OPT_COMM:
+			r.flt.comm = optarg;
+			break;
+		case REP_OPT_EVENT:
+			r.flt.event = optarg;
+			break;
+		case REP_OPT_PID:
+		case REP_OPT_CPU:
+			if (sm_parse_uint(optarg, &v) || v > INT32_MAX) {
+				sm_err("report: --%s needs a number, got '%s'",
+				       c == REP_OPT_PID ? "pid" : "cpu", optarg);
+				return SM_EXIT_USAGE;
+			}
+			if (c == REP_OPT_PID)
+				r.flt.pid = (long)v;
+			else
+				r.flt.cpu = (long)v;
+			break;
+		case REP_OPT_TIME:
+			if (rep_parse_time(optarg, &r.flt)) {
+				sm_err("report: --time takes START,END in seconds (either may be "
+				       "empty), got '%s'",
+				       optarg);
+				return SM_EXIT_USAGE;
+			}
+			break;
+		case REP_OPT_PCT:
+			errno = 0;
+			ro.percent_limit = strtod(optarg, &end);
+			if (errno || *end || end == optarg || ro.percent_limit < 0 ||
+			    ro.percent_limit > 100) {
+				sm_err("report: --percent-limit takes a percentage (0 to 100), got "
+				       "'%s'",
+				       optarg);
+				return SM_EXIT_USAGE;
+			}
 			break;
 		case 'h':
 			sm_cmd_usage(stdout, "report");
-			ret = SM_EXIT_OK;
-			goto out_args;
+			return SM_EXIT_OK;
 		default:
 			sm_err("report: unknown or incomplete option '%s'", argv[optind - 1]);
-			ret = SM_EXIT_USAGE;
-			goto out_args;
+			return SM_EXIT_USAGE;
 		}
 	}
-	if (optind < argc && !trace_path) {
-		trace_path = strdup(argv[optind]);
-		optind++;
-	}
+	if (optind < argc && !input)
+		input = argv[optind++];
 	if (optind < argc) {
-		sm_err("report: unexpected argument '%s'", argv[optind]);
-		ret = SM_EXIT_USAGE;
-		goto out_args;
+		sm_err("report: unexpected argument '%s' (one input only)", argv[optind]);
+		return SM_EXIT_USAGE;
 	}
-	if (dir) {
-		if (!trace_path) {
-			trace_path = sm_path_join(dir, "trace.dat");
-			if (trace_path && access(trace_path, F_OK)) {
-				free(trace_path);
-				trace_path = sm_path_join(dir, "trace");
-			}
-		}
-		if (!map_path)
-			map_path = sm_path_join(dir, "stack_map_bin");
-		ks_path = sm_path_join(dir, "kallsyms");
-		if (ks_path && !sm_opts.kallsyms && !sm_opts.no_kallsyms &&
-		    access(ks_path, R_OK) == 0)
-			sm_opts.kallsyms = ks_path;
+	if (ro.folded + ro.json > 1) {
+		sm_err("report: --folded and --json are two outputs; choose one");
+		return SM_EXIT_USAGE;
 	}
-	if (trace_path) {
-		is_dat = sm_is_tracedat(trace_path);
-		if (is_dat < 0) {
-			sm_err("%s: %s", trace_path, strerror(-is_dat));
-			ret = SM_EXIT_USAGE;
-			goto out_args;
-		}
-		/* a trace.dat's map is the stack_map_bin next to it, else the one inside it */
-		if (is_dat && !map_path) {
-			map_path = sm_sibling(trace_path, "stack_map_bin");
-			map_sibling = 1;
-		}
+	if (ro.folded && ro.functions) {
+		sm_err("report: --functions has no folded form (use --folded alone)");
+		return SM_EXIT_USAGE;
 	}
-	if (!trace_path || !map_path) {
-		sm_err("report: needs --trace FILE and --map FILE (or -i DIR, or a trace.dat)");
-		ret = SM_EXIT_USAGE;
-		goto out_args;
-	}
-	if (is_dat) {
-		ret = td_open_file(&td, trace_path, &terr);
-		if (ret) {
-			if (ret == -EBADMSG || ret == -EPROTONOSUPPORT)
-				sm_err("%s: offset %llu: %s", trace_path,
-				       (unsigned long long)terr.offset, terr.msg);
-			else
-				sm_err("%s: %s", trace_path, strerror(-ret));
-			ret = ret == -EBADMSG || ret == -EPROTONOSUPPORT ? SM_EXIT_DATA
-									 : SM_EXIT_USAGE;
-			td_close(&td);
-			goto out_args;
-		}
-	}
-
-	ret = sm_load_syms_text(&syms, &have_syms, is_dat ? td.kallsyms : NULL, td.kallsyms_len,
-				trace_path);
-	if (ret) {
-		td_close(&td);
-		goto out_args;
-	}
-	sm_frames_init(&fr, have_syms ? &syms : NULL, sm_opts.lines);
-	tp_ctx_init(&ctx);
+	ret = in_open(&in, "report", input, map_opt, 0);
+	if (ret)
+		goto out_in;
+	sm_frames_init(&fr, in.have_syms ? &in.syms : NULL, sm_opts.lines);
+	r.in = &in;
+	r.fr = &fr;
+	tp_strtab_init(&r.types);
 	tp_strtab_init(&r.full);
 	htab_init(&r.idx, 1024);
-	if (map_sibling && access(map_path, F_OK) && td.stackmap) {
-		snprintf(what, sizeof(what), "%s (stack map inside)", trace_path);
-		ret = sm_load_map_buf(what, td.stackmap, td.stackmap_len, &map, 0);
-	} else {
-		ret = sm_load_map(map_path, &map, 0);
-	}
-	if (ret)
-		goto out;
-	r.map = &map;
-	if (is_dat) {
-		ret = rd_feed(&td, &ctx, &fr, rep_on_stack, &r, &rst, &terr);
-		if (ret == -EBADMSG) {
-			sm_err("%s: offset %llu: %s", trace_path, (unsigned long long)terr.offset,
-			       terr.msg);
-			ret = SM_EXIT_DATA;
-			goto out;
-		}
-		if (!ret && rst.missed_pages)
-			sm_err("%s: the kernel lost events before %llu ring-buffer pages (%llu "
-			       "lost events counted where the page had room for the count)",
-			       trace_path, (unsigned long long)rst.missed_pages,
-			       (unsigned long long)rst.missed_events);
-	} else {
-		ret = smbin_read_file(trace_path, &buf, &len);
+	ret = in_feed(&in, rep_on_record, &r);
+	if (!ret) {
+		ret = rep_print(&r, &ro);
 		if (ret) {
-			sm_err("%s: %s", trace_path, strerror(-ret));
+			sm_err("report: %s", strerror(-ret));
 			ret = SM_EXIT_USAGE;
-			goto out;
+		} else {
+			in_notes(&in);
 		}
-		ret = tp_feed_buf(&ctx, buf, len, rep_on_stack, &r);
 	}
-	if (!ret)
-		ret = rep_print(&r, &ctx, &fr, folded, top, have_top);
-	if (ret) {
-		sm_err("report: %s", strerror(-ret));
-		ret = SM_EXIT_USAGE;
-	}
-out:
-	free(buf);
 	free(r.ents);
+	free(r.tv);
 	htab_free(&r.idx);
 	free(r.joinbuf);
 	tp_strtab_free(&r.full);
-	tp_ctx_free(&ctx);
-	smbin_free(&map);
+	tp_strtab_free(&r.types);
 	sm_frames_free(&fr);
-	syms_free(&syms);
-	td_close(&td);
-out_args:
-	free(trace_path);
-	free(map_path);
-	free(ks_path);
+out_in:
+	in_close(&in);
 	return ret;
 }

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define STAT_DEFAULT_FILE	     "/sys/kernel/tracing/stack_map_stat"
+#define STAT_DEFAULT_TRACEFS	     "/sys/kernel/tracing"
 #define STAT_ID_EVENT_BYTES	     16.0
 #define STAT_FULL_EVENT_BYTES(depth) (16.0 + 8.0 * (depth))
 
@@ -38,7 +38,8 @@ int cmd_stat(int argc, char **argv)
 		SM_SYM_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
-	const char *path = STAT_DEFAULT_FILE, *map_path = NULL;
+	const char *path = NULL, *map_path = NULL;
+	char *dflt = NULL;
 	uint64_t entries = 0, capacity = 0, successes = 0, drops = 0, lineno = 0;
 	int have_entries = 0, have_successes = 0, ret, c;
 	char *buf = NULL, *p, *save = NULL;
@@ -67,9 +68,18 @@ int cmd_stat(int argc, char **argv)
 	}
 	if (optind < argc)
 		path = argv[optind];
+	if (!path) {
+		/* the live file of the tracefs in use (--tracefs, $STACKMAP_TRACEFS) */
+		dflt = sm_path_join(sm_opts.tracefs ? sm_opts.tracefs : STAT_DEFAULT_TRACEFS,
+				    "stack_map_stat");
+		if (!dflt)
+			return SM_EXIT_USAGE;
+		path = dflt;
+	}
 	ret = smbin_read_file(path, &buf, &len);
 	if (ret) {
 		sm_err("%s: %s", path, strerror(-ret));
+		free(dflt);
 		return SM_EXIT_USAGE;
 	}
 	if (memchr(buf, '\0', len)) {
@@ -199,5 +209,6 @@ int cmd_stat(int argc, char **argv)
 out:
 	smbin_free(&map);
 	free(buf);
+	free(dflt);
 	return ret;
 }

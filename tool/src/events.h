@@ -19,7 +19,16 @@
  *    trace_parse.h, also sends the reference as an EV_F_EXTRA record);
  *  - a stack reference with no earlier event on its own CPU gives a record of type
  *    EV_TYPE_UNATTRIBUTED with EV_F_UNATTRIBUTED set; its cpu, pid, comm and ts come from the
- *    stack line itself. A reference is never attributed to another CPU's event.
+ *    stack line itself. A reference is never attributed to another CPU's event;
+ *  - where the kernel lost events on a CPU (a `CPU:N [LOST M EVENTS]` line, trace-cmd's
+ *    `[M EVENTS DROPPED]`, a trace.dat page flagged with missed events), one marker record with
+ *    EV_F_LOST and the count in `lost` (0 when the kernel had no room for it); a stack reference
+ *    on that CPU before its next event belongs to a lost event: type EV_TYPE_LOST with
+ *    EV_F_UNATTRIBUTED, never the event before the loss;
+ *  - a record whose event the reader does not know (an id without a format in a trace.dat,
+ *    `[UNKNOWN EVENT]` or `Unknown type N` in text) is an event of type EV_TYPE_UNKNOWN, and the
+ *    stack references after it are its own.
+ * Counting records without EV_F_EXTRA, EV_F_UNATTRIBUTED and EV_F_LOST counts events.
  * User-space stacks (`<user stack trace>`) are not delivered.
  *
  * Every pointer in a record (type_name, stack.frames, stack.addrs) is valid only during the
@@ -36,6 +45,8 @@
 #define EV_TS_NONE	     UINT64_MAX
 #define EV_PID_NONE	     (-1)
 #define EV_TYPE_UNATTRIBUTED "(no event)"
+#define EV_TYPE_LOST	     "(lost event)"
+#define EV_TYPE_UNKNOWN	     "(unknown event)"
 
 enum ev_stack_kind {
 	EV_STACK_NONE, /* the event carries no kernel stack */
@@ -68,6 +79,7 @@ struct ev_switch {
 #define EV_F_EXTRA	  0x1 /* a second (third...) stack reference of the same event */
 #define EV_F_UNATTRIBUTED 0x2 /* stack reference with no earlier event on its CPU */
 #define EV_F_SWITCH	  0x4 /* sw is valid */
+#define EV_F_LOST	  0x8 /* a marker: the kernel lost events here on this CPU (no stack) */
 
 struct ev_record {
 	uint64_t seq; /* 0-based index of the event in the input; equal for EV_F_EXTRA records */
@@ -82,6 +94,7 @@ struct ev_record {
 	uint32_t flags; /* EV_F_* */
 	struct ev_switch sw;
 	struct ev_stack stack;
+	uint64_t lost; /* EV_F_LOST: events lost, 0 when the count is unknown */
 };
 
 typedef int (*ev_fn)(void *arg, const struct ev_record *rec);

@@ -198,6 +198,13 @@ int main(int argc, char **argv)
 		return SM_EXIT_USAGE;
 	}
 	cmd = argv[optind];
+	/* -V and --version also after the command (up to a "--": record's COMMAND follows it) */
+	for (c = optind + 1; c < argc && strcmp(argv[c], "--"); c++) {
+		if (!strcmp(argv[c], "-V") || !strcmp(argv[c], "--version")) {
+			printf("stackmap %s\n", SM_VERSION);
+			return SM_EXIT_OK;
+		}
+	}
 	argc -= optind;
 	argv += optind;
 	optind = 0; /* reinitialise getopt for the subcommand */

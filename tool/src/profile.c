@@ -296,7 +296,7 @@ static int pf_unknown_eq(const void *ctx, uint32_t idx, const void *key)
 static long pf_stack_unknown(struct pf *p, uint32_t id)
 {
 	uint64_t h = pf_mix(id);
-	char name[48];
+	char name[64];
 	long st, f, n;
 	uint32_t idx;
 	size_t j;
@@ -307,7 +307,9 @@ static long pf_stack_unknown(struct pf *p, uint32_t id)
 	idx = htab_find(&p->unknown_idx, h, pf_unknown_eq, p, &id, &j);
 	if (idx != HTAB_NONE)
 		return p->unknown_stack[idx];
-	snprintf(name, sizeof(name), "[unknown stack %u]", id);
+	/* ids of two recordings are unrelated: a diff tags each side's unknown stacks */
+	snprintf(name, sizeof(name), SM_UNKNOWN_STACK "%s%s", id, p->opts.unknown_tag ? " of " : "",
+		 p->opts.unknown_tag ? p->opts.unknown_tag : "");
 	n = pf_intern(p, name, strlen(name));
 	if (n < 0)
 		return n;
@@ -635,6 +637,8 @@ int pf_add_record(void *arg, const struct ev_record *r)
 	struct pf *p = arg;
 	long st = -1, sample = -1, type, comm;
 
+	if (r->flags & EV_F_LOST)
+		return 0; /* a marker, no event of its own (the input layer counts it) */
 	if (!(r->flags & EV_F_EXTRA) && !(r->flags & EV_F_UNATTRIBUTED))
 		p->nr_events++;
 	if (r->ts_ns != EV_TS_NONE) {

@@ -9,8 +9,8 @@
  *  - funcs: (name, module) pairs; name without offset, module "" for the core kernel;
  *  - locs: (address, function); address 0 when the input had only a frame text;
  *  - stacks: location sequences, leaf first, deduplicated by their frames (two ids with the
- *    same frames are one stack; ids the map does not hold become one "[unknown stack N]"
- *    frame each);
+ *    same frames are one stack; ids the map does not hold become one "[unknown stack_id N]"
+ *    frame each, SM_UNKNOWN_STACK);
  *  - samples: (stack, event type, pid, comm) with count (stack references) and weight_ns
  *    (off-CPU time, see pf_opts.offcpu);
  *  - events (only with pf_opts.keep_events): one entry per stack reference, in input order,
@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "events.h"
+#include "input.h"
 #include "smbin.h"
 #include "stackmap.h"
 #include "trace_parse.h"
@@ -65,6 +66,7 @@ struct pf_switch {
 struct pf_opts {
 	int offcpu; /* compute weight_ns from sched_switch times */
 	int keep_events; /* fill pf.events and pf.switches */
+	const char *unknown_tag; /* diff: "A"/"B" after an unknown stack's name, so never paired */
 };
 
 struct pf {

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report_dat: feed the records of a trace.dat into the same attribution context the trace
- * text parser fills (struct tp_ctx), so `report` prints both inputs the same way.
+ * report_dat: the records of a trace.dat as the event model of events.h, with the same
+ * attribution rules as the text parser.
  *
- * Every record carries its CPU, and a CPU's records are in the order the kernel wrote them, so
- * each CPU is walked on its own: a stack record (kernel_stack_id or a full kernel_stack) is
- * given to the last non-stack event of its own CPU, or to "(no event)" when that CPU has none
- * yet (its owner was overwritten in the ring buffer). No stack is ever given to another CPU's
- * event.
+ * Every record carries its CPU, and a CPU's records are in the order the kernel wrote them:
+ * a stack record (kernel_stack_id or a full kernel_stack) is given to the last non-stack event
+ * of its own CPU, to "(lost event)" when the kernel lost events on that CPU since that event (a
+ * page flagged with missed events), or to "(no event)" when that CPU has none yet (its owner was
+ * overwritten in the ring buffer). No stack is ever given to another CPU's event. A record
+ * whose event id has no format in the file is an event of type "(unknown event)".
  */
 #define _GNU_SOURCE
 #include "report_dat.h"
@@ -18,112 +19,6 @@
 #include <traceevent/event-parse.h>
 
 #define RD_NTYPES 65536
-
-struct rd_state {
-	struct tp_ctx *ctx;
-	struct sm_frames *fr;
-	tp_stack_fn fn;
-	void *arg;
-	struct rd_stats *st;
-	long *type_idx; /* common_type -> event index, -1 unknown yet */
-	long last; /* event index of the last event of the current CPU, -1 none */
-	const char **frames;
-	size_t frames_cap;
-};
-
-static long rd_owner(struct rd_state *s)
-{
-	if (s->last >= 0)
-		return s->last;
-	s->ctx->unattributed++;
-	return tp_intern_event(s->ctx, EV_TYPE_UNATTRIBUTED, strlen(EV_TYPE_UNATTRIBUTED));
-}
-
-static int rd_on_rec(void *arg, const struct td_rec *r)
-{
-	struct rd_state *s = arg;
-	struct tp_stackref ref = {0};
-	long ev;
-	uint32_t i;
-
-	switch (r->kind) {
-	case TD_EVENT:
-		ev = s->type_idx[r->type & 0xffff];
-		if (ev < 0) {
-			ev = tp_intern_event(s->ctx, r->event->name, strlen(r->event->name));
-			if (ev < 0)
-				return (int)ev;
-			s->type_idx[r->type & 0xffff] = ev;
-		}
-		s->ctx->event_lines[ev]++;
-		s->last = ev;
-		s->st->events++;
-		return 0;
-	case TD_STACK_ID:
-		ev = rd_owner(s);
-		if (ev < 0)
-			return (int)ev;
-		ref.id = r->stack_id;
-		s->st->stack_ids++;
-		return s->fn(s->arg, (uint32_t)ev, &ref);
-	case TD_STACK:
-		ev = rd_owner(s);
-		if (ev < 0)
-			return (int)ev;
-		if (r->nr > s->frames_cap) {
-			const char **n = realloc(s->frames, r->nr * sizeof(*n));
-
-			if (!n)
-				return -ENOMEM;
-			s->frames = n;
-			s->frames_cap = r->nr;
-		}
-		/* Full stacks are keyed by their frame texts, like the text path does. */
-		for (i = 0; i < r->nr; i++)
-			s->frames[i] = strdup(sm_frame(s->fr, r->ips[i], SM_FRAME_FULL, NULL));
-		for (i = 0; i < r->nr; i++)
-			if (!s->frames[i])
-				break;
-		ref.full = 1;
-		ref.nr = r->nr;
-		ref.frames = s->frames;
-		s->st->full_stacks++;
-		ev = i == r->nr ? s->fn(s->arg, (uint32_t)ev, &ref) : -ENOMEM;
-		for (i = 0; i < r->nr; i++)
-			free((char *)s->frames[i]);
-		return (int)ev;
-	case TD_USER_STACK:
-		return 0;
-	case TD_BAD:
-	default:
-		s->st->bad_records++;
-		return 0;
-	}
-}
-
-int rd_feed(struct td_file *td, struct tp_ctx *ctx, struct sm_frames *fr, tp_stack_fn fn, void *arg,
-	    struct rd_stats *st, struct td_err *err)
-{
-	struct rd_state s = {.ctx = ctx, .fr = fr, .fn = fn, .arg = arg, .st = st};
-	struct td_cpu_stats cs;
-	int i, ret = 0;
-
-	memset(st, 0, sizeof(*st));
-	s.type_idx = malloc(RD_NTYPES * sizeof(*s.type_idx));
-	if (!s.type_idx)
-		return -ENOMEM;
-	memset(s.type_idx, 0xff, RD_NTYPES * sizeof(*s.type_idx)); /* all -1 */
-	for (i = 0; i < td->ncpus && !ret; i++) {
-		s.last = -1;
-		ret = td_cpu_iterate(td, i, rd_on_rec, &s, &cs, err);
-		st->records += cs.records;
-		st->missed_pages += cs.missed_pages;
-		st->missed_events += cs.missed_events;
-	}
-	free(s.type_idx);
-	free(s.frames);
-	return ret;
-}
 
 /* Records for the event model (events.h) ------------------------------------------------ */
 
@@ -144,6 +39,7 @@ struct rd_cpu {
 	int have;
 	struct ev_record pend; /* the last event of this CPU */
 	int pend_valid, pend_emitted;
+	int lost; /* events were lost on this CPU since pend */
 };
 
 struct rd_ev {
@@ -152,9 +48,20 @@ struct rd_ev {
 	uint32_t ntypes;
 	uint64_t seq;
 	int64_t unattr_type; /* dense index of "(no event)", -1 until needed */
+	int64_t lost_type; /* of "(lost event)" */
+	int64_t unknown_type; /* of "(unknown event)" */
+	struct rd_stats *st;
 	ev_fn fn;
 	void *arg;
 };
+
+/* The dense index of one of the reader's own type names, given on first use. */
+static uint32_t rd_special(struct rd_ev *e, int64_t *slot)
+{
+	if (*slot < 0)
+		*slot = e->ntypes++;
+	return (uint32_t)*slot;
+}
 
 static int64_t rd_num(const struct td_file *td, const struct td_rec *r,
 		      const struct tep_format_field *f, int64_t dflt)
@@ -252,9 +159,21 @@ static void rd_comm(struct rd_ev *e, int32_t pid, char *out)
 
 static void rd_fill_event(struct rd_ev *e, const struct td_rec *r, struct ev_record *out)
 {
-	struct rd_type *t = rd_type_of(e, r);
+	struct rd_type *t;
 
 	memset(out, 0, sizeof(*out));
+	if (!r->event) {
+		/* an id without a format (or a record too short for one): no fields to read */
+		out->seq = e->seq++;
+		out->ts_ns = r->ts;
+		out->cpu = r->cpu;
+		out->pid = EV_PID_NONE;
+		out->tgid = EV_PID_NONE;
+		out->type = rd_special(e, &e->unknown_type);
+		out->type_name = EV_TYPE_UNKNOWN;
+		return;
+	}
+	t = rd_type_of(e, r);
 	out->seq = e->seq++;
 	out->ts_ns = r->ts;
 	out->cpu = r->cpu;
@@ -291,14 +210,41 @@ static int rd_on_head(struct rd_ev *e, struct rd_cpu *c, const struct td_rec *r)
 	struct ev_record x;
 	int ret;
 
+	if (r->missed) {
+		/* events were lost before this record's page: a marker in their place */
+		ret = rd_flush(e, c);
+		if (ret)
+			return ret;
+		memset(&x, 0, sizeof(x));
+		x.seq = e->seq;
+		x.ts_ns = r->ts;
+		x.cpu = r->cpu;
+		x.pid = EV_PID_NONE;
+		x.tgid = EV_PID_NONE;
+		x.type = rd_special(e, &e->lost_type);
+		x.type_name = EV_TYPE_LOST;
+		x.flags = EV_F_LOST;
+		x.lost = r->missed_events;
+		c->lost = 1;
+		e->st->missed_pages++;
+		e->st->missed_events += r->missed_events;
+		ret = e->fn(e->arg, &x);
+		if (ret)
+			return ret;
+	}
 	switch (r->kind) {
 	case TD_EVENT:
+	case TD_BAD:
 		ret = rd_flush(e, c);
 		if (ret)
 			return ret;
 		rd_fill_event(e, r, &c->pend);
 		c->pend_valid = 1;
 		c->pend_emitted = 0;
+		c->lost = 0;
+		e->st->events++;
+		if (r->kind == TD_BAD)
+			e->st->unknown_events++;
 		return 0;
 	case TD_STACK_ID:
 	case TD_STACK:
@@ -308,32 +254,49 @@ static int rd_on_head(struct rd_ev *e, struct rd_cpu *c, const struct td_rec *r)
 				x.flags |= EV_F_EXTRA;
 			c->pend_emitted = 1;
 		} else {
-			/* its event was overwritten: never given to another CPU's event */
+			/* its event was lost or overwritten: never given to another CPU's event */
 			rd_fill_event(e, r, &x);
 			x.flags = EV_F_UNATTRIBUTED;
-			x.type_name = EV_TYPE_UNATTRIBUTED;
-			if (e->unattr_type < 0)
-				e->unattr_type = e->ntypes++;
-			x.type = (uint32_t)e->unattr_type;
+			if (c->lost) {
+				x.type_name = EV_TYPE_LOST;
+				x.type = rd_special(e, &e->lost_type);
+				e->st->after_loss++;
+			} else {
+				x.type_name = EV_TYPE_UNATTRIBUTED;
+				x.type = rd_special(e, &e->unattr_type);
+				e->st->unattributed++;
+			}
 		}
+		if (r->kind == TD_STACK_ID)
+			e->st->stack_ids++;
+		else
+			e->st->full_stacks++;
 		x.stack.kind = r->kind == TD_STACK_ID ? EV_STACK_ID : EV_STACK_FULL;
 		x.stack.id = r->stack_id;
 		x.stack.nr = r->kind == TD_STACK ? r->nr : 0;
 		x.stack.addrs = r->kind == TD_STACK ? r->ips : NULL;
 		x.stack.frames = NULL;
 		return e->fn(e->arg, &x);
-	default:
+	default: /* user stacks */
 		return 0;
 	}
 }
 
-int rd_feed_records(struct td_file *td, ev_fn fn, void *arg, struct td_err *err)
+int rd_feed_records(struct td_file *td, ev_fn fn, void *arg, struct rd_stats *st,
+		    struct td_err *err)
 {
-	struct rd_ev e = {.td = td, .fn = fn, .arg = arg, .unattr_type = -1};
+	struct rd_ev e = {.td = td,
+			  .fn = fn,
+			  .arg = arg,
+			  .st = st,
+			  .unattr_type = -1,
+			  .lost_type = -1,
+			  .unknown_type = -1};
 	struct rd_cpu *cpus = calloc((size_t)td->ncpus + 1, sizeof(*cpus));
 	char *cl = NULL;
 	int i, ret = 0;
 
+	memset(st, 0, sizeof(*st));
 	e.types = calloc(RD_NTYPES, sizeof(*e.types));
 	if (!cpus || !e.types) {
 		ret = -ENOMEM;
@@ -373,6 +336,8 @@ int rd_feed_records(struct td_file *td, ev_fn fn, void *arg, struct td_err *err)
 	}
 	for (i = 0; i < td->ncpus && !ret; i++)
 		ret = rd_flush(&e, &cpus[i]);
+	for (i = 0; i < td->ncpus && cpus[i].it; i++)
+		st->records += td_iter_stats(cpus[i].it)->records;
 out:
 	for (i = 0; cpus && i < td->ncpus; i++)
 		td_iter_close(cpus[i].it);

@@ -12,24 +12,21 @@
 #include "tracedat.h"
 
 struct rd_stats {
-	uint64_t records, events, stack_ids, full_stacks, bad_records;
-	uint64_t missed_pages, missed_events;
+	uint64_t records, events, stack_ids, full_stacks;
+	uint64_t unknown_events; /* records whose event id has no format in the file */
+	uint64_t unattributed, after_loss; /* references to "(no event)" and "(lost event)" */
+	uint64_t missed_pages, missed_events; /* pages after a loss, and the counts they give */
 };
-
-/*
- * rd_feed() - walk every CPU of @td; count event records per type in @ctx (ctx->events,
- * ctx->event_lines, ctx->unattributed) and call @fn for every stack reference. Full stacks
- * are passed as frame texts formatted by @fr.
- */
-int rd_feed(struct td_file *td, struct tp_ctx *ctx, struct sm_frames *fr, tp_stack_fn fn, void *arg,
-	    struct rd_stats *st, struct td_err *err);
 
 /*
  * rd_feed_records() - deliver the records of @td as struct ev_record (events.h) to @fn: CPUs
  * merged by timestamp, one record per event with the stack reference that follows it on its
- * CPU (EV_F_EXTRA for more), EV_TYPE_UNATTRIBUTED for a reference whose event is gone. Full
- * stacks come as addresses (stack.addrs, frames NULL); comm from the file's saved_cmdlines.
+ * CPU (EV_F_EXTRA for more), an EV_F_LOST marker before the first record of a page that
+ * follows lost events, EV_TYPE_LOST / EV_TYPE_UNATTRIBUTED for a reference whose event was
+ * lost / is gone, EV_TYPE_UNKNOWN for a record without a format. Full stacks come as
+ * addresses (stack.addrs, frames NULL); comm from the file's saved_cmdlines. Fills @st.
  */
-int rd_feed_records(struct td_file *td, ev_fn fn, void *arg, struct td_err *err);
+int rd_feed_records(struct td_file *td, ev_fn fn, void *arg, struct rd_stats *st,
+		    struct td_err *err);
 
 #endif /* REPORT_DAT_H */

@@ -98,6 +98,54 @@ static size_t tp_header(const char *p, size_t len, int *cpu, size_t *br, size_t 
 	return 0;
 }
 
+/* Digits at p: their value (saturated) and count. */
+static size_t tp_digits(const char *p, size_t len, uint64_t *v)
+{
+	size_t i = 0;
+
+	*v = 0;
+	while (i < len && tp_isdigit(p[i])) {
+		if (*v < UINT64_MAX / 10)
+			*v = *v * 10 + (uint64_t)(p[i] - '0');
+		i++;
+	}
+	return i;
+}
+
+/*
+ * The kernel's "CPU:N [LOST M EVENTS]" and trace-cmd's "CPU:N [M EVENTS DROPPED]" or
+ * "CPU:N [EVENTS DROPPED]" (the count unknown): 1 with out->cpu and out->lost set.
+ */
+static int tp_lost(const char *p, size_t len, struct tp_line *out)
+{
+	uint64_t cpu, n = 0;
+	size_t i = 4, d;
+
+	if (!tp_starts(p, len, "CPU:"))
+		return 0;
+	d = tp_digits(p + i, len - i, &cpu);
+	if (!d || cpu > TP_MAX_CPU)
+		return 0;
+	i += d;
+	if (!tp_starts(p + i, len - i, " ["))
+		return 0;
+	i += 2;
+	if (tp_starts(p + i, len - i, "LOST ")) {
+		i += 5;
+		d = tp_digits(p + i, len - i, &n);
+		if (!d || !tp_starts(p + i + d, len - i - d, " EVENTS]"))
+			return 0;
+	} else if (!tp_starts(p + i, len - i, "EVENTS DROPPED]")) {
+		d = tp_digits(p + i, len - i, &n);
+		if (!d || !tp_starts(p + i + d, len - i - d, " EVENTS DROPPED]"))
+			return 0;
+	}
+	out->kind = TP_LOST;
+	out->cpu = (int)cpu;
+	out->lost = n;
+	return 1;
+}
+
 /* Classify the text after the timestamp (or a whole line without header). */
 static void tp_body(const char *p, size_t len, struct tp_line *out)
 {
@@ -109,6 +157,13 @@ static void tp_body(const char *p, size_t len, struct tp_line *out)
 	}
 	while (len && tp_isspace(p[len - 1]))
 		len--;
+	/* an event the printer had no format for: trace-cmd's and the kernel's spellings */
+	if (tp_starts(p, len, "[UNKNOWN EVENT]") || tp_starts(p, len, "Unknown type ")) {
+		out->kind = TP_EVENT;
+		out->name = EV_TYPE_UNKNOWN;
+		out->name_len = strlen(EV_TYPE_UNKNOWN);
+		return;
+	}
 	if (tp_starts(p, len, "<stack_id ")) {
 		uint64_t v = 0;
 
@@ -296,6 +351,8 @@ static void tp_parse(const char *line, size_t len, struct tp_line *out, int task
 		out->name_len = e - i;
 		return;
 	}
+	if (tp_lost(line + i, len - i, out))
+		return;
 	hdr = tp_header(line, len, &cpu, &br, &tsoff);
 	if (!hdr) {
 		out->kind = TP_OTHER;
@@ -605,9 +662,10 @@ long tp_intern_event(struct tp_ctx *ctx, const char *name, size_t len)
 	return idx;
 }
 
-static int tp_note_bad(struct tp_ctx *ctx, uint64_t offset, const char *reason)
+static int tp_note_bad(struct tp_ctx *ctx, uint64_t line, uint64_t offset, const char *reason)
 {
 	if (!ctx->bad_reason || offset < ctx->bad_offset) {
+		ctx->bad_line = line;
 		ctx->bad_offset = offset;
 		ctx->bad_reason = reason;
 	}
@@ -652,17 +710,6 @@ static int tp_emit(struct tp_ctx *ctx, ev_fn fn, void *arg)
 			ctx->fptr[i] = s->text + s->offs[i];
 		r->stack.nr = (uint32_t)s->noffs;
 		r->stack.frames = ctx->fptr;
-	}
-	if (ctx->legacy_fn) {
-		struct tp_stackref ref = {0};
-
-		if (r->stack.kind == EV_STACK_NONE)
-			return 0;
-		ref.full = r->stack.kind == EV_STACK_FULL;
-		ref.id = r->stack.id;
-		ref.nr = r->stack.nr;
-		ref.frames = r->stack.frames;
-		return ctx->legacy_fn(ctx->legacy_arg, r->type, &ref);
 	}
 	if (fn)
 		ret = fn(arg, r);
@@ -760,6 +807,7 @@ static int tp_on_event(struct tp_ctx *ctx, const struct tp_line *l, ev_fn fn, vo
 			return -ENOMEM;
 		if (c->have_event && c->slot >= ctx->head)
 			tp_at(ctx, c->slot)->open = 0;
+		c->lost = 0;
 	}
 	s = tp_push(ctx);
 	if (!s)
@@ -768,9 +816,7 @@ static int tp_on_event(struct tp_ctx *ctx, const struct tp_line *l, ev_fn fn, vo
 	tp_fill_task(&s->rec, l);
 	s->rec.seq = ctx->seq++;
 	s->rec.type = (uint32_t)ev;
-	/* (the stack-reference interface has no use for the switch fields) */
-	if (!ctx->legacy_fn && l->name_len == strlen("sched_switch") &&
-	    memcmp(l->name, "sched_switch", 12) == 0 &&
+	if (l->name_len == strlen("sched_switch") && memcmp(l->name, "sched_switch", 12) == 0 &&
 	    tp_parse_switch(l->fields, l->fields_len, &s->rec.sw) == 0)
 		s->rec.flags |= EV_F_SWITCH;
 	if (c) {
@@ -818,10 +864,16 @@ static struct tp_slot *tp_ref_slot(struct tp_ctx *ctx, const struct tp_line *l, 
 		s->open = 1;
 		return s;
 	}
-	ev = tp_intern_event(ctx, EV_TYPE_UNATTRIBUTED, strlen(EV_TYPE_UNATTRIBUTED));
+	/* no event of its own on this CPU: one that was lost, or one before the input began */
+	if (c && c->lost) {
+		ev = tp_intern_event(ctx, EV_TYPE_LOST, strlen(EV_TYPE_LOST));
+		ctx->after_loss++;
+	} else {
+		ev = tp_intern_event(ctx, EV_TYPE_UNATTRIBUTED, strlen(EV_TYPE_UNATTRIBUTED));
+		ctx->unattributed++;
+	}
 	if (ev < 0)
 		return NULL;
-	ctx->unattributed++;
 	memset(&s->rec, 0, sizeof(s->rec));
 	tp_fill_task(&s->rec, l);
 	s->rec.seq = ctx->seq;
@@ -874,6 +926,42 @@ static void tp_close_block(struct tp_ctx *ctx)
 	ctx->in_block = 0;
 }
 
+/*
+ * The kernel lost events on l->cpu: the CPU's waiting event can get no more references, and
+ * a marker record goes out in its place in the input order.
+ */
+static int tp_on_lost(struct tp_ctx *ctx, const struct tp_line *l, ev_fn fn, void *arg)
+{
+	struct tp_cpu *c = tp_cpu(ctx, l->cpu);
+	struct tp_slot *s;
+	long ev;
+
+	if (!c)
+		return -ENOMEM;
+	if (c->have_event && c->slot >= ctx->head)
+		tp_at(ctx, c->slot)->open = 0;
+	c->have_event = 0;
+	c->lost = 1;
+	ctx->lost_markers++;
+	ctx->lost_events += l->lost;
+	ev = tp_intern_event(ctx, EV_TYPE_LOST, strlen(EV_TYPE_LOST));
+	if (ev < 0)
+		return (int)ev;
+	s = tp_push(ctx);
+	if (!s)
+		return -ENOMEM;
+	memset(&s->rec, 0, sizeof(s->rec));
+	s->rec.cpu = l->cpu;
+	s->rec.pid = EV_PID_NONE;
+	s->rec.tgid = EV_PID_NONE;
+	s->rec.ts_ns = EV_TS_NONE;
+	s->rec.seq = ctx->seq;
+	s->rec.type = (uint32_t)ev;
+	s->rec.flags = EV_F_LOST;
+	s->rec.lost = l->lost;
+	return tp_drain(ctx, fn, arg, 0);
+}
+
 #define TP_NUL_MSG "NUL byte in trace text (binary data or a torn file)"
 
 /* One line; @nul_checked: the caller already looked for NUL bytes in it. */
@@ -888,8 +976,8 @@ static int tp_feed(struct tp_ctx *ctx, const char *line, size_t len, ev_fn fn, v
 	ctx->lines++;
 	ctx->offset += len + 1;
 	if (!nul_checked && memchr(line, '\0', len))
-		tp_note_bad(ctx, off, TP_NUL_MSG);
-	tp_parse(line, len, &l, !ctx->legacy_fn);
+		tp_note_bad(ctx, ctx->lines, off, TP_NUL_MSG);
+	tp_parse(line, len, &l, 1);
 	if (l.kind == TP_FRAME) {
 		if (ctx->in_block == 1)
 			return tp_add_frame(tp_at(ctx, ctx->block_slot), l.name, l.name_len);
@@ -910,7 +998,9 @@ static int tp_feed(struct tp_ctx *ctx, const char *line, size_t len, ev_fn fn, v
 		return tp_drain(ctx, fn, arg, 0);
 	case TP_BAD_STACK_ID:
 		ctx->bad_stack_ids++;
-		return tp_note_bad(ctx, off, "malformed <stack_id> entry");
+		return tp_note_bad(ctx, ctx->lines, off, "malformed <stack_id> entry");
+	case TP_LOST:
+		return tp_on_lost(ctx, &l, fn, arg);
 	case TP_STACK_START:
 		s = tp_ref_slot(ctx, &l, &pos);
 		if (!s)
@@ -946,45 +1036,30 @@ int tp_feed_records(struct tp_ctx *ctx, const char *buf, size_t len, ev_fn fn, v
 
 	/* one scan for NUL bytes over the whole buffer instead of one per line */
 	if (nul) {
-		const char *ls = nul;
+		const char *ls = nul, *q;
+		uint64_t line = ctx->lines + 1;
 
 		while (ls > buf && ls[-1] != '\n')
 			ls--;
-		tp_note_bad(ctx, ctx->offset + (uint64_t)(ls - buf), TP_NUL_MSG);
+		for (q = buf; (q = memchr(q, '\n', (size_t)(ls - q))) != NULL; q++)
+			line++;
+		tp_note_bad(ctx, line, ctx->offset + (uint64_t)(ls - buf), TP_NUL_MSG);
 	}
-	while (p < end) {
+	while (p < end && !(ctx->bad_reason && ctx->bad_offset < ctx->offset)) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 
-		if (!nl)
-			tp_note_bad(ctx, ctx->offset, "truncated: the last line has no newline");
+		if (!nl) {
+			/* a torn last line: not parsed, the caller warns */
+			ctx->torn_line = ctx->lines + 1;
+			break;
+		}
 		ret = tp_feed(ctx, p, n, fn, arg, 1);
 		if (ret)
 			return ret;
-		p += n + (nl ? 1 : 0);
+		p += n + 1;
 	}
 	return tp_finish_ev(ctx, fn, arg);
-}
-
-int tp_feed_line(struct tp_ctx *ctx, const char *line, size_t len, tp_stack_fn fn, void *arg)
-{
-	ctx->legacy_fn = fn;
-	ctx->legacy_arg = arg;
-	return tp_feed_line_ev(ctx, line, len, NULL, NULL);
-}
-
-int tp_finish(struct tp_ctx *ctx, tp_stack_fn fn, void *arg)
-{
-	ctx->legacy_fn = fn;
-	ctx->legacy_arg = arg;
-	return tp_finish_ev(ctx, NULL, NULL);
-}
-
-int tp_feed_buf(struct tp_ctx *ctx, const char *buf, size_t len, tp_stack_fn fn, void *arg)
-{
-	ctx->legacy_fn = fn;
-	ctx->legacy_arg = arg;
-	return tp_feed_records(ctx, buf, len, NULL, NULL);
 }
 
 size_t tp_frame_func(const char *frame, char *buf, size_t size)

@@ -8,12 +8,13 @@
  * (lines ` => frame`) that the kernel writes when it falls back to full stacks. Each reference
  * is attributed to the nearest preceding non-stack event line on the same CPU. A reference on
  * a CPU that has shown no event yet is never given to another CPU's event: it is counted in
- * tp_ctx.unattributed and delivered with the event type "(no event)".
+ * tp_ctx.unattributed and delivered with the event type "(no event)". A lost-events line
+ * (`CPU:N [LOST M EVENTS]`, trace-cmd's `CPU:N [M EVENTS DROPPED]`) becomes an EV_F_LOST
+ * marker record, and a reference on that CPU before its next event goes to "(lost event)".
+ * The rules are those of events.h; the input layer (input.h) is the only caller in the tool.
  *
- * Two interfaces share one state machine: tp_feed_records() delivers whole records (events
- * with their stack, pid, comm, timestamp, sched_switch fields); tp_feed_buf() delivers only
- * the stack references with their event type (what `report` needs). This library never
- * prints; functions return 0 or a negative errno.
+ * tp_feed_records() delivers whole records (events with their stack, pid, comm, timestamp,
+ * sched_switch fields). This library never prints; functions return 0 or a negative errno.
  */
 #ifndef TRACE_PARSE_H
 #define TRACE_PARSE_H
@@ -33,7 +34,8 @@ enum tp_kind {
 	TP_STACK_START, /* <stack trace>: frame lines follow */
 	TP_USER_STACK_START, /* <user stack trace>: frame lines follow, ignored */
 	TP_FRAME, /* " => frame"; name is the frame text */
-	TP_OTHER, /* anything else (headers, lost-event notes) */
+	TP_LOST, /* CPU:N [LOST M EVENTS] or CPU:N [M EVENTS DROPPED]; cpu and lost are set */
+	TP_OTHER, /* anything else (headers) */
 };
 
 #define TP_MAX_CPU 65535
@@ -44,6 +46,7 @@ struct tp_line {
 	const char *name; /* event type or frame text (not NUL-terminated) */
 	size_t name_len;
 	uint32_t stack_id;
+	uint64_t lost; /* TP_LOST: the count, 0 when the line gives none */
 	/* TP_EVENT and stack lines with a header: */
 	const char *comm; /* task name before "-PID" (not NUL-terminated), NULL if none */
 	size_t comm_len;
@@ -69,13 +72,6 @@ void tp_strtab_init(struct tp_strtab *t);
 long tp_strtab_intern(struct tp_strtab *t, const char *s, size_t len);
 void tp_strtab_free(struct tp_strtab *t);
 
-struct tp_stackref {
-	int full; /* 0: by id; 1: full stack block */
-	uint32_t id; /* for !full */
-	size_t nr; /* for full: number of frames */
-	const char *const *frames; /* for full: frame texts, leaf first */
-};
-
 /* A record waiting for its stack references (internal to trace_parse.c). */
 struct tp_slot {
 	struct ev_record rec;
@@ -89,7 +85,8 @@ struct tp_slot {
 /* Per-CPU attribution state (internal). */
 struct tp_cpu {
 	uint64_t slot; /* absolute position of the CPU's latest event in the ring */
-	int have_event; /* an event was seen on this CPU */
+	int have_event; /* an event was seen on this CPU (and no loss since) */
+	int lost; /* the kernel lost events on this CPU since its last event */
 	struct ev_record last; /* that event once delivered early (window full), for late refs */
 };
 
@@ -100,8 +97,6 @@ struct tp_cpu {
  * that arrives after its event was delivered that way becomes an EV_F_EXTRA record.
  */
 #define TP_WINDOW 4096
-
-typedef int (*tp_stack_fn)(void *arg, uint32_t event, const struct tp_stackref *ref);
 
 struct tp_ctx {
 	struct tp_strtab events; /* event type names */
@@ -120,17 +115,21 @@ struct tp_ctx {
 	uint64_t bad_stack_ids; /* TP_BAD_STACK_ID lines */
 	uint64_t stray_frames; /* frame lines outside a block */
 	uint64_t unattributed; /* references with no earlier event on their CPU */
+	uint64_t after_loss; /* references of lost events (after a loss, before an event) */
+	uint64_t lost_markers, lost_events; /* lost-events lines, and the counts they give */
 	uint64_t extra; /* records with EV_F_EXTRA */
 	/*
-	 * First sign of a corrupt or truncated input, for callers that reject such input
-	 * (export): byte offset of the line and the reason; bad_reason is NULL when none.
-	 * Reasons: a NUL byte, a malformed <stack_id> entry, a last line without newline.
+	 * First sign of a corrupt input, which every caller rejects: line number (1-based) and
+	 * byte offset of the line and the reason; bad_reason is NULL when none. Reasons: a NUL
+	 * byte, a malformed <stack_id> entry.
 	 */
-	uint64_t bad_offset;
+	uint64_t bad_line, bad_offset;
 	const char *bad_reason;
-	/* legacy stack-reference callback (tp_feed_line/tp_feed_buf) */
-	tp_stack_fn legacy_fn;
-	void *legacy_arg;
+	/*
+	 * A last line without a newline (a torn copy of a live file): not parsed; its line
+	 * number, 0 when the input ended with a newline.
+	 */
+	uint64_t torn_line;
 	const char **fptr; /* frame pointers handed to the callback */
 	size_t fptr_cap;
 	struct ev_record tmp; /* scratch copy for EV_F_EXTRA records */
@@ -140,23 +139,15 @@ int tp_ctx_init(struct tp_ctx *ctx);
 void tp_ctx_free(struct tp_ctx *ctx);
 
 /*
- * Record interface. tp_feed_line_ev() feeds one line (without its newline);
- * tp_finish_ev() delivers every record still waiting (call it once at the end);
- * tp_feed_records() feeds a whole buffer (a last line without newline is fed too and noted
- * in bad_reason) and finishes. Return 0 or a negative errno (-ENOMEM, or from @fn).
+ * tp_feed_line_ev() feeds one line (without its newline); tp_finish_ev() delivers every
+ * record still waiting (call it once at the end); tp_feed_records() feeds a whole buffer (a
+ * last line without newline is not parsed: see torn_line) and finishes. Parsing stops at the
+ * first corrupt line (bad_reason set; the return is still 0). Return 0 or a negative errno
+ * (-ENOMEM, or from @fn).
  */
 int tp_feed_line_ev(struct tp_ctx *ctx, const char *line, size_t len, ev_fn fn, void *arg);
 int tp_finish_ev(struct tp_ctx *ctx, ev_fn fn, void *arg);
 int tp_feed_records(struct tp_ctx *ctx, const char *buf, size_t len, ev_fn fn, void *arg);
-
-/*
- * Stack-reference interface: @fn is called once per stack reference with the index of its
- * event type (see tp_event_name()); events without a reference are not reported. Same
- * returns as above.
- */
-int tp_feed_line(struct tp_ctx *ctx, const char *line, size_t len, tp_stack_fn fn, void *arg);
-int tp_feed_buf(struct tp_ctx *ctx, const char *buf, size_t len, tp_stack_fn fn, void *arg);
-int tp_finish(struct tp_ctx *ctx, tp_stack_fn fn, void *arg);
 
 /* Name of event type @idx ("(no event)" is used for references before any event line). */
 const char *tp_event_name(const struct tp_ctx *ctx, uint32_t idx);

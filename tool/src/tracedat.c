@@ -962,6 +962,8 @@ struct td_iter {
 	uint8_t *end; /* end of the committed data of the current page */
 	uint64_t nev, limit; /* records of the current page, and the bound on them */
 	int in_page;
+	int missed; /* the current page follows lost events: flag its first record */
+	uint64_t missed_events;
 	struct td_cpu_stats st;
 };
 
@@ -1038,6 +1040,8 @@ static int td_iter_page(struct td_iter *it, struct td_err *err)
 			it->st.missed_pages++;
 			if (m > 0)
 				it->st.missed_events += (uint64_t)m;
+			it->missed = 1;
+			it->missed_events = m > 0 ? (uint64_t)m : 0;
 		}
 		it->end = it->page + hdr + (commit & TD_COMMIT_MASK);
 		it->limit = (commit & TD_COMMIT_MASK) / 4 + 1;
@@ -1083,6 +1087,9 @@ int td_iter_next(struct td_iter *it, struct td_rec *r, struct td_err *err)
 	r->data = data;
 	r->size = size;
 	td_decode(it->td, r, it->ips, it->ips_cap);
+	r->missed = it->missed;
+	r->missed_events = it->missed_events;
+	it->missed = 0;
 	it->st.records++;
 	return 1;
 }

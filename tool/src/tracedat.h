@@ -108,6 +108,12 @@ struct td_rec {
 	uint32_t stack_id;
 	uint32_t nr;
 	const uint64_t *ips; /* host order, valid during the callback */
+	/*
+	 * The first record of a page the kernel flagged "events were lost before this page":
+	 * missed is 1 and missed_events the count it stored (0 when it had no room for it).
+	 */
+	int missed;
+	uint64_t missed_events;
 };
 
 /* Called per record in buffer order; a non-zero return stops the walk and is returned. */

@@ -9,6 +9,11 @@ datfix.py shrink IN.dat MAP OUT.dat PAGES [FIRST,FIRST...]
 datfix.py replicate IN.dat OUT.dat COPIES
     Repeat every CPU's pages COPIES times, each copy shifted in time past the previous one (page
     timestamps), to make a large trace.dat for the report benchmark (tests/bench-report.sh).
+datfix.py unknown IN.dat OUT.dat EVENT
+    Give the format of EVENT an id that no record uses, so that its records become records of
+    an unknown event (as when a recording lacks formats).
+datfix.py missed IN.dat OUT.dat CPU PAGE
+    Flag page PAGE of CPU with "events were lost before this page" (no count stored).
 datfix.py explode IN.dat DIR
     Write the parts of a version 6 trace.dat as the files of a tracefs tree: events/header_page,
     events/header_event, events/SYSTEM/EVENT/format, per_cpu/cpuN/trace_pipe_raw (the pages),
@@ -196,12 +201,35 @@ def replicate(inp, out, copies):
     write_v6(dat, out, cpus, dat.kallsyms)
 
 
+def unknown(inp, out, event):
+    dat = Dat(open(inp, "rb").read())
+    for i, (kind, sys_, text) in enumerate(dat.parts):
+        if kind == "format" and re.search(rb"^name: %s$" % event.encode(), text, re.M):
+            text = re.sub(rb"^ID: \d+$", b"ID: 65000", text, flags=re.M)
+            dat.parts[i] = (kind, sys_, text)
+    write_v6(dat, out, dat.cpus, dat.kallsyms)
+
+
+def missed(inp, out, cpu, page):
+    dat = Dat(open(inp, "rb").read())
+    ps = dat.page_size
+    c = bytearray(dat.cpus[cpu])
+    commit = struct.unpack_from("<Q", c, page * ps + 8)[0]
+    struct.pack_into("<Q", c, page * ps + 8, commit | (1 << 31))
+    dat.cpus[cpu] = bytes(c)
+    write_v6(dat, out, dat.cpus, dat.kallsyms)
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "shrink":
         shrink(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]),
                [int(x) for x in sys.argv[6].split(",")] if len(sys.argv) > 6 else None)
     elif sys.argv[1] == "replicate":
         replicate(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    elif sys.argv[1] == "unknown":
+        unknown(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif sys.argv[1] == "missed":
+        missed(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
     elif sys.argv[1] == "explode":
         explode(sys.argv[2], sys.argv[3])
     else:

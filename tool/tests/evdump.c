@@ -25,6 +25,8 @@ static int ed_print(void *arg, const struct ev_record *r)
 		printf("%" PRIu64, r->ts_ns);
 	printf(" type=%s%s%s", r->type_name, r->flags & EV_F_EXTRA ? " extra" : "",
 	       r->flags & EV_F_UNATTRIBUTED ? " unattributed" : "");
+	if (r->flags & EV_F_LOST)
+		printf(" lost=%" PRIu64, r->lost);
 	if (r->flags & EV_F_SWITCH)
 		printf(" switch=%s:%d[%d]:%s->%s:%d[%d]", r->sw.prev_comm, r->sw.prev_pid,
 		       r->sw.prev_prio, r->sw.prev_state, r->sw.next_comm, r->sw.next_pid,
@@ -57,7 +59,10 @@ int main(int argc, char **argv)
 	       " bad_stack_ids=%" PRIu64 " stray_frames=%" PRIu64 "\n",
 	       ret, ctx.seq, ctx.unattributed, ctx.extra, ctx.bad_stack_ids, ctx.stray_frames);
 	if (ctx.bad_reason)
-		printf("bad: offset %" PRIu64 ": %s\n", ctx.bad_offset, ctx.bad_reason);
+		printf("bad: line %" PRIu64 " (offset %" PRIu64 "): %s\n", ctx.bad_line,
+		       ctx.bad_offset, ctx.bad_reason);
+	if (ctx.torn_line)
+		printf("torn: line %" PRIu64 "\n", ctx.torn_line);
 	tp_ctx_free(&ctx);
 	free(buf);
 	return ret ? 1 : 0;

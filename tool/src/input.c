@@ -1,0 +1,653 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The input layer: naming, kind detection, map and symbol resolution, and the record stream
+ * that every reading command uses. See input.h for the rules.
+ */
+#define _GNU_SOURCE
+#include "input.h"
+#include "trace_parse.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define IN_DEFAULT_DAT "trace.dat"
+#define IN_DEFAULT_DIR "stackmap.data"
+
+static const char *const in_tracefs_dirs[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
+
+/* The tracefs directory the tool uses: --tracefs, $STACKMAP_TRACEFS, else the standard one. */
+static const char *in_tracefs(void)
+{
+	return sm_opts.tracefs ? sm_opts.tracefs : in_tracefs_dirs[0];
+}
+
+/* 1 when @path (a file that exists) lies inside a tracefs directory: a live capture. */
+static int in_is_live(const char *path)
+{
+	char real[PATH_MAX], dir[PATH_MAX];
+	size_t i, n;
+
+	if (!realpath(path, real))
+		return 0;
+	for (i = 0; i <= sizeof(in_tracefs_dirs) / sizeof(in_tracefs_dirs[0]); i++) {
+		const char *d = i ? in_tracefs_dirs[i - 1] : sm_opts.tracefs;
+
+		if (!d || !realpath(d, dir))
+			continue;
+		n = strlen(dir);
+		if (!strncmp(real, dir, n) && real[n] == '/')
+			return 1;
+	}
+	return 0;
+}
+
+static int in_exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+/* What a file that is not a trace is, from its first bytes; NULL when it may be a trace. */
+static const char *in_what_not(const unsigned char *b, size_t n)
+{
+	uint32_t m;
+	size_t i;
+
+	if (n == 0)
+		return "an empty file";
+	if (n >= 4) {
+		memcpy(&m, b, 4);
+		if (m == SMBIN_MAGIC || m == SMBIN_MAGIC_SWAPPED)
+			return "a stack_map_bin";
+		if (!memcmp(b, "\177ELF", 4))
+			return "an ELF file";
+	}
+	if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b)
+		return "a gzip file";
+	/* a kallsyms listing: "HEX T name" on its first line */
+	for (i = 0;
+	     i < n && i < 17 && ((b[i] >= '0' && b[i] <= '9') || (b[i] >= 'a' && b[i] <= 'f')); i++)
+		;
+	if (i >= 8 && i < 17 && i + 3 < n && b[i] == ' ' && b[i + 2] == ' ' &&
+	    ((b[i + 1] | 0x20) >= 'a' && (b[i + 1] | 0x20) <= 'z'))
+		return "a kallsyms file";
+	if (n >= 9 && !memcmp(b, "stack_id ", 9))
+		return "a stack_map listing";
+	if (memchr(b, '\0', n < 4096 ? n : 4096))
+		return "binary data (a damaged trace.dat?)";
+	return NULL;
+}
+
+/* The map, once: from @path, or from @data (the copy inside the trace.dat). */
+static int in_load_map(struct in_src *in, const char *path, const void *data, size_t len,
+		       const char *inside_of)
+{
+	char what[PATH_MAX + 32];
+	int ret;
+
+	if (path) {
+		ret = sm_load_map(path, &in->map, 0);
+		in->map_from = strdup(path);
+	} else {
+		snprintf(what, sizeof(what), "%s (stack map inside)", inside_of);
+		ret = sm_load_map_buf(what, data, len, &in->map, 0);
+		in->map_from = strdup(what);
+	}
+	if (ret)
+		return ret;
+	in->have_map = 1;
+	return 0;
+}
+
+static int in_find_map(struct in_src *in, const char *map_opt)
+{
+	char *beside;
+	int ret;
+
+	if (map_opt)
+		return in_load_map(in, map_opt, NULL, 0, NULL);
+	if (in->kind == IN_DAT && in->td.stackmap)
+		return in_load_map(in, NULL, in->td.stackmap, in->td.stackmap_len, in->path);
+	if (in->dir) {
+		beside = sm_path_join(in->dir, "stack_map_bin");
+		if (!beside)
+			return SM_EXIT_USAGE;
+		ret = in_exists(beside) ? in_load_map(in, beside, NULL, 0, NULL) : 0;
+		free(beside);
+		if (ret || in->have_map)
+			return ret;
+	}
+	if (in->live) {
+		beside = sm_path_join(in_tracefs(), "stack_map_bin");
+		if (!beside)
+			return SM_EXIT_USAGE;
+		sm_err("%s: a live capture: the map is %s", in->path, beside);
+		ret = in_load_map(in, beside, NULL, 0, NULL);
+		free(beside);
+		return ret;
+	}
+	return 0;
+}
+
+/* The map's fill from stack_map_stat ("entries: N / CAPACITY"), when one is at hand. */
+static void in_find_stat(struct in_src *in)
+{
+	char *path = NULL, *buf = NULL, *p;
+	unsigned long long n, cap;
+	size_t len;
+
+	if (in->live)
+		path = sm_path_join(in_tracefs(), "stack_map_stat");
+	else if (in->dir)
+		path = sm_path_join(in->dir, "stack_map_stat");
+	if (path && in_exists(path) && !smbin_read_file(path, &buf, &len)) {
+		p = strstr(buf, "entries:");
+		if (p && (p == buf || p[-1] == '\n') &&
+		    sscanf(p, "entries: %llu / %llu", &n, &cap) == 2 && cap) {
+			in->map_entries = n;
+			in->map_capacity = cap;
+		}
+	}
+	free(buf);
+	free(path);
+}
+
+/* One symbol source into in->syms; -ENODATA (zero addresses) is "no symbols" when @soft. */
+static int in_syms_kallsyms(struct in_src *in, const char *path, char *owned, size_t len,
+			    const char *what, int soft)
+{
+	struct syms_err err = {0};
+	int ret;
+
+	ret = owned ? syms_load_kallsyms_owned(&in->syms, owned, len, &err)
+		    : syms_load_kallsyms(&in->syms, path, &err);
+	if (ret == -ENODATA && soft) {
+		sm_err("%s: the kallsyms has no addresses (recorded with kptr_restrict?): frames "
+		       "are shown as addresses",
+		       what);
+		return 0;
+	}
+	if (ret) {
+		sm_err("%s: %s", what, err.msg);
+		return SM_EXIT_USAGE;
+	}
+	in->have_syms = 1;
+	in->syms_from = strdup(what);
+	return 0;
+}
+
+static int in_find_syms(struct in_src *in)
+{
+	char *beside = NULL, *copy;
+	char what[PATH_MAX + 32];
+	struct syms_err err = {0};
+	int ret = 0;
+
+	if (sm_opts.lines && !sm_opts.vmlinux) {
+		sm_err("--lines needs --vmlinux");
+		return SM_EXIT_USAGE;
+	}
+	if (sm_opts.kallsyms && !sm_opts.no_kallsyms) {
+		ret = in_syms_kallsyms(in, sm_opts.kallsyms, NULL, 0, sm_opts.kallsyms, 0);
+	} else if (!sm_opts.no_kallsyms && !sm_opts.vmlinux) {
+		if (in->kind == IN_DAT && in->td.kallsyms) {
+			copy = malloc(in->td.kallsyms_len + 1);
+			if (!copy)
+				return SM_EXIT_USAGE;
+			memcpy(copy, in->td.kallsyms, in->td.kallsyms_len);
+			copy[in->td.kallsyms_len] = '\0';
+			snprintf(what, sizeof(what), "%s (kallsyms inside)", in->path);
+			ret = in_syms_kallsyms(in, NULL, copy, in->td.kallsyms_len, what, 1);
+		} else if (in->dir && (beside = sm_path_join(in->dir, "kallsyms")) &&
+			   in_exists(beside)) {
+			ret = in_syms_kallsyms(in, beside, NULL, 0, beside, 1);
+		} else if (in->live) {
+			sm_err("%s: a live capture: the symbols are /proc/kallsyms", in->path);
+			ret = in_syms_kallsyms(in, "/proc/kallsyms", NULL, 0, "/proc/kallsyms", 1);
+		}
+	}
+	free(beside);
+	if (ret)
+		return ret;
+	if (sm_opts.vmlinux) {
+		ret = syms_load_elf(&in->syms, sm_opts.vmlinux, sm_opts.lines, &err);
+		if (ret) {
+			sm_err("%s: %s", sm_opts.vmlinux, err.msg);
+			return SM_EXIT_USAGE;
+		}
+		in->have_syms = 1;
+		if (!in->syms_from)
+			in->syms_from = strdup(sm_opts.vmlinux);
+	}
+	syms_finish(&in->syms);
+	return 0;
+}
+
+/*
+ * Frames that no symbol covers, or that sit implausibly far (64 KiB: few kernel functions are
+ * that long) into the symbol that covers them: more than half of them means that the symbols
+ * are not the recording's.
+ */
+#define IN_FAR_OFFSET (1u << 16)
+
+static void in_check_syms(const struct in_src *in)
+{
+	uint64_t total = 0, bad = 0, off;
+	size_t i;
+	uint32_t j;
+
+	if (!in->have_syms || !in->have_map)
+		return;
+	for (i = 0; i < in->map.nr; i++) {
+		const struct smbin_stack *s = &in->map.stacks[i];
+
+		for (j = 0; j < s->nr; j++) {
+			if (s->ips[j] == SMBIN_TRAMPOLINE)
+				continue;
+			total++;
+			if (!syms_lookup(&in->syms, s->ips[j], &off) || off >= IN_FAR_OFFSET)
+				bad++;
+		}
+	}
+	if (total && bad * 2 > total)
+		sm_err("warning: %llu of %llu frames of %s fall outside the symbols of %s: the "
+		       "symbols do not belong to this recording (give --kallsyms FILE)",
+		       (unsigned long long)bad, (unsigned long long)total, in->map_from,
+		       in->syms_from);
+}
+
+static int in_fail(struct in_src *in, const char *what)
+{
+	sm_err("%s: %s, not a trace", in->path, what);
+	return SM_EXIT_DATA;
+}
+
+/* Kind, map and symbols of the bytes now in in->text (or the mapped trace.dat). */
+static int in_setup(struct in_src *in, const char *map_opt, unsigned int flags)
+{
+	const unsigned char *b = (const unsigned char *)in->text;
+	size_t n = in->text_len;
+	const char * not ;
+	int ret;
+
+	if (in->kind != IN_DAT) {
+		not = in_what_not(b, n);
+		/* dump: anything binary is a stack_map_bin, whose decoder says what is wrong */
+		if ((flags & IN_F_MAP_OK) && (!n || memchr(b, '\0', n < 4096 ? n : 4096) ||
+					      (not &&!strcmp(not, "a stack_map_bin")))) {
+			in->kind = IN_MAP;
+			ret = sm_load_map_buf(in->path, in->text, in->text_len, &in->map, 0);
+			if (ret)
+				return ret;
+			in->have_map = 1;
+			in->map_from = strdup(in->path);
+			if (map_opt) {
+				sm_err("%s: --map is for a trace; give the map as the input",
+				       in->cmd);
+				return SM_EXIT_USAGE;
+			}
+		} else if (not ) {
+			return in_fail(in, not );
+		} else {
+			in->kind = IN_TEXT;
+		}
+	}
+	if (in->kind != IN_MAP) {
+		ret = in_find_map(in, map_opt);
+		if (ret)
+			return ret;
+		if (in->have_map)
+			in_find_stat(in);
+	}
+	if (!(flags & IN_F_NO_SYMS)) {
+		ret = in_find_syms(in);
+		if (ret)
+			return ret;
+		in_check_syms(in);
+	}
+	htab_init(&in->missing_idx, 64);
+	return 0;
+}
+
+static int in_open_dat(struct in_src *in)
+{
+	struct td_err err = {0};
+	int ret = td_open_file(&in->td, in->path, &err);
+
+	if (ret == -EBADMSG || ret == -EPROTONOSUPPORT) {
+		sm_err("%s: offset %llu: %s", in->path, (unsigned long long)err.offset, err.msg);
+		return SM_EXIT_DATA;
+	}
+	if (ret) {
+		sm_err("%s: %s", in->path, strerror(-ret));
+		return SM_EXIT_USAGE;
+	}
+	in->kind = IN_DAT;
+	return 0;
+}
+
+int in_open(struct in_src *in, const char *cmd, const char *arg, const char *map_opt,
+	    unsigned int flags)
+{
+	struct stat st;
+	int ret;
+
+	memset(in, 0, sizeof(*in));
+	syms_init(&in->syms); /* in_close() may run before the symbols are loaded */
+	in->cmd = cmd;
+	if (!arg) {
+		if (in_exists(IN_DEFAULT_DAT)) {
+			arg = IN_DEFAULT_DAT;
+		} else if (in_exists(IN_DEFAULT_DIR)) {
+			arg = IN_DEFAULT_DIR;
+		} else {
+			sm_err("%s: no input: neither ./%s nor ./%s exists (give FILE, DIR or -)",
+			       cmd, IN_DEFAULT_DAT, IN_DEFAULT_DIR);
+			return SM_EXIT_USAGE;
+		}
+	}
+	in->name = strdup(arg);
+	if (!in->name)
+		return SM_EXIT_USAGE;
+	if (!strcmp(arg, "-")) {
+		in->is_stdin = 1;
+		in->path = strdup("(standard input)");
+		ret = smbin_read_file("-", &in->text, &in->text_len);
+		if (ret) {
+			sm_err("standard input: %s", strerror(-ret));
+			return SM_EXIT_USAGE;
+		}
+		if (td_is_tracedat(in->text, in->text_len)) {
+			struct td_err err = {0};
+
+			ret = td_open_mem(&in->td, in->text, in->text_len, &err);
+			if (ret) {
+				sm_err("%s: offset %llu: %s", in->path,
+				       (unsigned long long)err.offset,
+				       ret == -ENOMEM ? "out of memory" : err.msg);
+				return ret == -ENOMEM ? SM_EXIT_USAGE : SM_EXIT_DATA;
+			}
+			in->kind = IN_DAT;
+		}
+		return in_setup(in, map_opt, flags);
+	}
+	if (stat(arg, &st)) {
+		sm_err("%s: %s", arg, strerror(errno));
+		return SM_EXIT_USAGE;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		in->dir = strdup(arg);
+		in->path = sm_path_join(arg, "trace.dat");
+		if (in->path && !in_exists(in->path)) {
+			free(in->path);
+			in->path = sm_path_join(arg, "trace");
+			if (in->path && !in_exists(in->path)) {
+				sm_err("%s: a directory without trace.dat or trace", arg);
+				return SM_EXIT_USAGE;
+			}
+		}
+	} else {
+		in->path = strdup(arg);
+		in->dir = sm_sibling(arg, "");
+		if (in->dir && !in->dir[0]) {
+			free(in->dir);
+			in->dir = strdup(".");
+		}
+	}
+	if (!in->path || !in->dir)
+		return SM_EXIT_USAGE;
+	in->live = in_is_live(in->path);
+	ret = sm_is_tracedat(in->path);
+	if (ret < 0) {
+		sm_err("%s: %s", in->path, strerror(-ret));
+		return SM_EXIT_USAGE;
+	}
+	if (ret == 1) {
+		ret = in_open_dat(in);
+	} else {
+		ret = smbin_read_file(in->path, &in->text, &in->text_len);
+		if (ret) {
+			sm_err("%s: %s", in->path, strerror(-ret));
+			return SM_EXIT_USAGE;
+		}
+	}
+	return ret ? ret : in_setup(in, map_opt, flags);
+}
+
+int in_open_mem(struct in_src *in, const char *cmd, const char *name, const void *buf, size_t len,
+		const char *map_opt)
+{
+	memset(in, 0, sizeof(*in));
+	syms_init(&in->syms); /* in_close() may run before the symbols are loaded */
+	in->cmd = cmd;
+	in->name = strdup(name);
+	in->path = strdup(name);
+	in->text = malloc(len + 1);
+	if (!in->name || !in->path || !in->text)
+		return SM_EXIT_USAGE;
+	memcpy(in->text, buf, len);
+	in->text[len] = '\0';
+	in->text_len = len;
+	if (td_is_tracedat(in->text, len)) {
+		struct td_err err = {0};
+		int ret = td_open_mem(&in->td, in->text, len, &err);
+
+		if (ret)
+			return ret == -ENOMEM ? SM_EXIT_USAGE : SM_EXIT_DATA;
+		in->kind = IN_DAT;
+	}
+	return in_setup(in, map_opt, IN_F_NO_SYMS);
+}
+
+const struct smbin_stack *in_find(const struct in_src *in, uint32_t id)
+{
+	size_t lo = 0, hi = in->have_map ? in->map.nr : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (in->map.stacks[mid].id == id)
+			return &in->map.stacks[mid];
+		if (in->map.stacks[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static int in_missing_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	return ((const struct in_src *)ctx)->missing[idx] == *(const uint32_t *)key;
+}
+
+static int in_note_missing(struct in_src *in, uint32_t id)
+{
+	uint64_t h = (uint64_t)id * 0x9E3779B97F4A7C15ull;
+	size_t j;
+	int ret;
+
+	in->st.refs_missing++;
+	ret = htab_reserve(&in->missing_idx);
+	if (ret)
+		return ret;
+	if (htab_find(&in->missing_idx, h, in_missing_eq, in, &id, &j) != HTAB_NONE)
+		return 0;
+	if (in->nmissing == in->missing_cap) {
+		size_t ncap = in->missing_cap ? in->missing_cap * 2 : 64;
+		uint32_t *n = realloc(in->missing, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		in->missing = n;
+		in->missing_cap = ncap;
+	}
+	in->missing[in->nmissing] = id;
+	htab_insert_at(&in->missing_idx, j, h, (uint32_t)in->nmissing++);
+	return 0;
+}
+
+/* Every record passes here: the counts of in_stats, then the consumer. */
+static int in_on_record(void *arg, const struct ev_record *r)
+{
+	struct in_src *in = arg;
+	struct in_stats *st = &in->st;
+	int ret;
+
+	if (r->cpu >= st->ncpus)
+		st->ncpus = r->cpu + 1;
+	if (r->ts_ns != EV_TS_NONE) {
+		if (st->ts_first == EV_TS_NONE || r->ts_ns < st->ts_first)
+			st->ts_first = r->ts_ns;
+		if (r->ts_ns > st->ts_last)
+			st->ts_last = r->ts_ns;
+	}
+	if (r->flags & EV_F_LOST) {
+		st->lost_markers++;
+		st->lost_events += r->lost;
+		return in->fn(in->fn_arg, r);
+	}
+	if (!(r->flags & (EV_F_EXTRA | EV_F_UNATTRIBUTED))) {
+		st->events++;
+		if (!strcmp(r->type_name, EV_TYPE_UNKNOWN))
+			st->unknown_events++;
+	}
+	if (r->stack.kind != EV_STACK_NONE) {
+		st->refs++;
+		if (r->flags & EV_F_UNATTRIBUTED) {
+			if (!strcmp(r->type_name, EV_TYPE_LOST))
+				st->after_loss++;
+			else
+				st->unattributed++;
+		}
+		if (r->stack.kind == EV_STACK_ID) {
+			st->refs_id++;
+			if (!in_find(in, r->stack.id)) {
+				ret = in_note_missing(in, r->stack.id);
+				if (ret)
+					return ret;
+			}
+		} else {
+			st->refs_full++;
+		}
+	}
+	return in->fn(in->fn_arg, r);
+}
+
+static int in_u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : (x > y);
+}
+
+int in_feed(struct in_src *in, ev_fn fn, void *arg)
+{
+	struct rd_stats rs;
+	struct td_err err = {0};
+	struct tp_ctx ctx;
+	int ret;
+
+	if (in->kind == IN_MAP) {
+		sm_err("%s: %s: a stack_map_bin, not a trace", in->cmd, in->path);
+		return SM_EXIT_DATA;
+	}
+	memset(&in->st, 0, sizeof(in->st));
+	in->st.ts_first = EV_TS_NONE;
+	in->fn = fn;
+	in->fn_arg = arg;
+	if (in->kind == IN_DAT) {
+		ret = rd_feed_records(&in->td, in_on_record, in, &rs, &err);
+		if (ret == -EBADMSG) {
+			sm_err("%s: offset %llu: %s", in->path, (unsigned long long)err.offset,
+			       err.msg);
+			return SM_EXIT_DATA;
+		}
+	} else {
+		tp_ctx_init(&ctx);
+		ret = tp_feed_records(&ctx, in->text, in->text_len, in_on_record, in);
+		in->torn_line = ctx.torn_line;
+		if (!ret && ctx.bad_reason) {
+			sm_err("%s:%llu: %s", in->path, (unsigned long long)ctx.bad_line,
+			       ctx.bad_reason);
+			tp_ctx_free(&ctx);
+			return SM_EXIT_DATA;
+		}
+		tp_ctx_free(&ctx);
+	}
+	if (ret) {
+		sm_err("%s: %s: %s", in->cmd, in->path, strerror(ret < 0 ? -ret : EINVAL));
+		return SM_EXIT_USAGE;
+	}
+	if (!in->st.events && !in->st.refs && !in->st.lost_markers) {
+		if (in->kind == IN_DAT)
+			sm_err("%s: a trace.dat without events", in->path);
+		else
+			sm_err("%s: no trace events in this text: not a trace (a tracefs trace, "
+			       "trace-cmd report text or a trace.dat)",
+			       in->path);
+		return SM_EXIT_DATA;
+	}
+	if (in->nmissing)
+		qsort(in->missing, in->nmissing, sizeof(*in->missing), in_u32_cmp);
+	in->st.ids_missing = in->nmissing;
+	return 0;
+}
+
+void in_notes(const struct in_src *in)
+{
+	const struct in_stats *st = &in->st;
+
+	if (in->torn_line)
+		sm_err("warning: %s:%llu: the last line has no newline (a torn copy of a live "
+		       "file?): ignored",
+		       in->path, (unsigned long long)in->torn_line);
+	if (st->lost_markers)
+		sm_err("%s: the kernel lost events at %llu places (%llu lost events counted where "
+		       "the kernel had room for the count)",
+		       in->path, (unsigned long long)st->lost_markers,
+		       (unsigned long long)st->lost_events);
+	if (st->after_loss)
+		sm_err("%s: %llu stack references of lost events are shown as " EV_TYPE_LOST,
+		       in->path, (unsigned long long)st->after_loss);
+	if (st->unattributed)
+		sm_err("%s: %llu stack references with no earlier event on their CPU (overwritten "
+		       "in the ring buffer) are shown as " EV_TYPE_UNATTRIBUTED,
+		       in->path, (unsigned long long)st->unattributed);
+	if (st->unknown_events)
+		sm_err("%s: %llu events of a type without a format are shown as " EV_TYPE_UNKNOWN,
+		       in->path, (unsigned long long)st->unknown_events);
+	if (st->refs_missing && !in->have_map)
+		sm_err("%s: no stack map found (looked inside and beside it; give --map FILE): "
+		       "%llu stack references to %zu ids are shown as [unknown stack_id N]",
+		       in->path, (unsigned long long)st->refs_missing, st->ids_missing);
+	else if (st->refs_missing)
+		sm_err("%s: %llu stack references to %zu ids missing from %s are shown as "
+		       "[unknown stack_id N]",
+		       in->path, (unsigned long long)st->refs_missing, st->ids_missing,
+		       in->map_from);
+	if (st->refs_id && !in->have_syms && in->have_map && !sm_opts.no_kallsyms)
+		sm_err("%s: no kallsyms found (looked inside and beside it; give --kallsyms FILE): "
+		       "frames are shown as addresses",
+		       in->path);
+}
+
+void in_close(struct in_src *in)
+{
+	td_close(&in->td);
+	free(in->text);
+	smbin_free(&in->map);
+	syms_free(&in->syms);
+	htab_free(&in->missing_idx);
+	free(in->missing);
+	free(in->name);
+	free(in->path);
+	free(in->dir);
+	free(in->map_from);
+	free(in->syms_from);
+	memset(in, 0, sizeof(*in));
+}
