@@ -24,7 +24,8 @@
  *    `[M EVENTS DROPPED]`, a trace.dat page flagged with missed events), one marker record with
  *    EV_F_LOST and the count in `lost` (0 when the kernel had no room for it); a stack reference
  *    on that CPU before its next event belongs to a lost event: type EV_TYPE_LOST with
- *    EV_F_UNATTRIBUTED, never the event before the loss;
+ *    EV_F_UNATTRIBUTED, never the event before the loss (a loss before the CPU's first event is
+ *    the start of its data, as in a wrapped buffer: its stacks stay EV_TYPE_UNATTRIBUTED);
  *  - a record whose event the reader does not know (an id without a format in a trace.dat,
  *    `[UNKNOWN EVENT]` or `Unknown type N` in text) is an event of type EV_TYPE_UNKNOWN, and the
  *    stack references after it are its own.

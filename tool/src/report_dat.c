@@ -40,6 +40,7 @@ struct rd_cpu {
 	struct ev_record pend; /* the last event of this CPU */
 	int pend_valid, pend_emitted;
 	int lost; /* events were lost on this CPU since pend */
+	int seen; /* the CPU has had an event */
 };
 
 struct rd_ev {
@@ -225,7 +226,8 @@ static int rd_on_head(struct rd_ev *e, struct rd_cpu *c, const struct td_rec *r)
 		x.type_name = EV_TYPE_LOST;
 		x.flags = EV_F_LOST;
 		x.lost = r->missed_events;
-		c->lost = 1;
+		/* before the CPU's first event, its stacks stay "(no event)": the start of its data */
+		c->lost = c->seen;
 		e->st->missed_pages++;
 		e->st->missed_events += r->missed_events;
 		ret = e->fn(e->arg, &x);
@@ -242,6 +244,7 @@ static int rd_on_head(struct rd_ev *e, struct rd_cpu *c, const struct td_rec *r)
 		c->pend_valid = 1;
 		c->pend_emitted = 0;
 		c->lost = 0;
+		c->seen = 1;
 		e->st->events++;
 		if (r->kind == TD_BAD)
 			e->st->unknown_events++;

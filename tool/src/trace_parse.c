@@ -113,8 +113,9 @@ static size_t tp_digits(const char *p, size_t len, uint64_t *v)
 }
 
 /*
- * The kernel's "CPU:N [LOST M EVENTS]" and trace-cmd's "CPU:N [M EVENTS DROPPED]" or
- * "CPU:N [EVENTS DROPPED]" (the count unknown): 1 with out->cpu and out->lost set.
+ * The kernel's "CPU:N [LOST M EVENTS]" or "CPU:N [LOST EVENTS]", trace-cmd's
+ * "CPU:N [M EVENTS DROPPED]" or "CPU:N [EVENTS DROPPED]" (no count: 0): 1 with out->cpu and
+ * out->lost set.
  */
 static int tp_lost(const char *p, size_t len, struct tp_line *out)
 {
@@ -130,7 +131,9 @@ static int tp_lost(const char *p, size_t len, struct tp_line *out)
 	if (!tp_starts(p + i, len - i, " ["))
 		return 0;
 	i += 2;
-	if (tp_starts(p + i, len - i, "LOST ")) {
+	if (tp_starts(p + i, len - i, "LOST EVENTS]")) {
+		n = 0;
+	} else if (tp_starts(p + i, len - i, "LOST ")) {
 		i += 5;
 		d = tp_digits(p + i, len - i, &n);
 		if (!d || !tp_starts(p + i + d, len - i - d, " EVENTS]"))
@@ -823,6 +826,7 @@ static int tp_on_event(struct tp_ctx *ctx, const struct tp_line *l, ev_fn fn, vo
 		s->open = 1;
 		c->slot = ctx->tail - 1;
 		c->have_event = 1; /* c->last is filled only if the slot is delivered early */
+		c->seen = 1;
 	}
 	return tp_drain(ctx, fn, arg, 0);
 }
@@ -940,8 +944,9 @@ static int tp_on_lost(struct tp_ctx *ctx, const struct tp_line *l, ev_fn fn, voi
 		return -ENOMEM;
 	if (c->have_event && c->slot >= ctx->head)
 		tp_at(ctx, c->slot)->open = 0;
+	/* before the CPU's first event, its stacks stay "(no event)": the start of its data */
+	c->lost = c->have_event || c->seen;
 	c->have_event = 0;
-	c->lost = 1;
 	ctx->lost_markers++;
 	ctx->lost_events += l->lost;
 	ev = tp_intern_event(ctx, EV_TYPE_LOST, strlen(EV_TYPE_LOST));

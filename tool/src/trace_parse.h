@@ -87,6 +87,7 @@ struct tp_cpu {
 	uint64_t slot; /* absolute position of the CPU's latest event in the ring */
 	int have_event; /* an event was seen on this CPU (and no loss since) */
 	int lost; /* the kernel lost events on this CPU since its last event */
+	int seen; /* the CPU has had an event (a loss before it is the start of its data) */
 	struct ev_record last; /* that event once delivered early (window full), for late refs */
 };
 

@@ -557,8 +557,9 @@ else
 	head -3 "$W/d-nomap"
 fi
 # 3. attribution: a record without a format is an (unknown event) with its own stack, never a
-#    stack of the event before it; after lost events (a flagged page, a LOST line) the next
-#    stack goes to (lost event)
+#    stack of the event before it; after lost events (a flagged page, a LOST or DROPPED line in
+#    any of the kernel's and trace-cmd's spellings) the next stack goes to (lost event), unless
+#    the CPU had no event yet (the start of its data: (no event))
 python3 tests/datfix.py unknown $D/trace.dat "$W/unk.dat" sched_wakeup
 cp $D/stack_map_bin "$W/stack_map_bin"
 golden input-3-unknown-report $SM report --top 1 "$W/unk.dat"
@@ -570,6 +571,8 @@ golden input-3-missed-report $SM report --top 0 "$W/missed.dat"
 lo=$($SM export --format folded "$W/missed.dat" 2>/dev/null | grep '^(lost event);' | refs)
 if [ "$lo" = 1 ]; then ok input-3-missed-export; else ko "input-3-missed-export ($lo)"; fi
 cat >"$W/lost.txt" <<'TXT'
+CPU:2 [LOST EVENTS]
+d-4 [002] d..2. 0.999999: <stack_id 12>
 a-1 [000] d..2. 1.000000: kmem_cache_alloc: x
 a-1 [000] d..2. 1.000001: <stack_id 9>
 b-2 [001] d..2. 1.000002: sched_switch: prev_comm=b prev_pid=2 prev_prio=120 prev_state=S ==> next_comm=c next_pid=3 next_prio=120
@@ -583,6 +586,9 @@ c-3 [001] d..2. 1.000007: <stack_id 7>
 c-3 [001] d..2. 1.000008: kmem_cache_alloc: z
 CPU:1 [EVENTS DROPPED]
 c-3 [001] d..2. 1.000009: <stack_id 3>
+d-4 [002] d..2. 1.000010: kmem_cache_alloc: w
+CPU:2 [LOST EVENTS]
+d-4 [002] d..2. 1.000011: <stack_id 12>
 TXT
 golden input-3-lost-events "$B/evdump" "$W/lost.txt"
 golden input-3-lost-report $SM report $K --top 1 --map "$W/basic.bin" "$W/lost.txt"
