@@ -21,6 +21,8 @@ void sm_err(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (sm_opts.quiet)
+		return;
 	fflush(stdout);
 	fputs("stackmap: ", stderr);
 	va_start(ap, fmt);

@@ -27,6 +27,7 @@ struct sm_opts {
 	const char *vmlinux; /* --vmlinux FILE */
 	int lines; /* --lines */
 	const char *tracefs; /* --tracefs DIR (or STACKMAP_TRACEFS) */
+	int quiet; /* sm_err() prints nothing (the fuzz targets) */
 };
 
 extern struct sm_opts sm_opts;
