@@ -964,8 +964,30 @@ struct td_iter {
 	int in_page;
 	int missed; /* the current page follows lost events: flag its first record */
 	uint64_t missed_events;
+	uint64_t released; /* CPU data below this offset was handed back (td_iter_release) */
 	struct td_cpu_stats st;
 };
+
+/*
+ * A file mapped by td_open_file() would stay resident as the readers walk it, so that a
+ * report's memory grew with the file (377 MB for a 5-million-event trace.dat, measured with
+ * /usr/bin/time -v). Each page is copied before it is decoded, so the mapped pages behind the
+ * copy can be dropped; they read back from the file if a second walk needs them.
+ */
+static void td_iter_release(struct td_iter *it, uint64_t upto)
+{
+	long sys = sysconf(_SC_PAGESIZE);
+	uintptr_t from, to;
+
+	if (!it->td->map || sys <= 0 || upto <= it->released + (uint64_t)sys * 16)
+		return;
+	from = ((uintptr_t)(it->cpu->data + it->released) + (uintptr_t)sys - 1) &
+	       ~((uintptr_t)sys - 1);
+	to = (uintptr_t)(it->cpu->data + upto) & ~((uintptr_t)sys - 1);
+	if (to > from)
+		madvise((void *)from, to - from, MADV_DONTNEED);
+	it->released = upto;
+}
 
 int td_iter_open(struct td_file *td, int idx, struct td_iter **out)
 {
@@ -1022,6 +1044,7 @@ static int td_iter_page(struct td_iter *it, struct td_err *err)
 				       n, hdr);
 		memcpy(it->page, cpu->data + it->off, n);
 		memset(it->page + n, 0, td->page_size + TD_PAGE_SLACK - n);
+		td_iter_release(it, it->off + n);
 		commit = td_get(it->page + 8, td->long_size, td->big_endian);
 		if ((commit & TD_COMMIT_MASK) > n - hdr)
 			return td_fail(err, cpu->file_offset + it->off + 8, -EBADMSG,
