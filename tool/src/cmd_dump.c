@@ -14,8 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define DUMP_DEFAULT_TRACEFS "/sys/kernel/tracing"
-
 enum dump_mode { DUMP_TEXT, DUMP_JSON, DUMP_FOLDED };
 enum dump_sort { SORT_ID, SORT_REF, SORT_DEPTH };
 
@@ -251,8 +249,7 @@ int cmd_dump(int argc, char **argv)
 	}
 	if (!path) {
 		/* the live map of the tracefs in use (--tracefs, $STACKMAP_TRACEFS) */
-		dflt = sm_path_join(sm_opts.tracefs ? sm_opts.tracefs : DUMP_DEFAULT_TRACEFS,
-				    "stack_map_bin");
+		dflt = sm_tracefs_file("stack_map_bin");
 		if (!dflt)
 			return SM_EXIT_USAGE;
 		path = dflt;

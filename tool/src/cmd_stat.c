@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define STAT_DEFAULT_TRACEFS	     "/sys/kernel/tracing"
 #define STAT_ID_EVENT_BYTES	     16.0
 #define STAT_FULL_EVENT_BYTES(depth) (16.0 + 8.0 * (depth))
 
@@ -70,8 +69,7 @@ int cmd_stat(int argc, char **argv)
 		path = argv[optind];
 	if (!path) {
 		/* the live file of the tracefs in use (--tracefs, $STACKMAP_TRACEFS) */
-		dflt = sm_path_join(sm_opts.tracefs ? sm_opts.tracefs : STAT_DEFAULT_TRACEFS,
-				    "stack_map_stat");
+		dflt = sm_tracefs_file("stack_map_stat");
 		if (!dflt)
 			return SM_EXIT_USAGE;
 		path = dflt;

@@ -78,6 +78,11 @@ char *sm_path_join(const char *dir, const char *name)
 	return p;
 }
 
+char *sm_tracefs_file(const char *name)
+{
+	return sm_path_join(sm_opts.tracefs ? sm_opts.tracefs : "/sys/kernel/tracing", name);
+}
+
 int sm_join_frames(char **buf, size_t *cap, const char *const *frames, size_t nr, size_t *len)
 {
 	size_t need = 1, n, i;

@@ -20,12 +20,6 @@
 
 static const char *const in_tracefs_dirs[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
 
-/* The tracefs directory the tool uses: --tracefs, $STACKMAP_TRACEFS, else the standard one. */
-static const char *in_tracefs(void)
-{
-	return sm_opts.tracefs ? sm_opts.tracefs : in_tracefs_dirs[0];
-}
-
 /* 1 when @path (a file that exists) lies inside a tracefs directory: a live capture. */
 static int in_is_live(const char *path)
 {
@@ -122,7 +116,7 @@ static int in_find_map(struct in_src *in, const char *map_opt)
 			return ret;
 	}
 	if (in->live) {
-		beside = sm_path_join(in_tracefs(), "stack_map_bin");
+		beside = sm_tracefs_file("stack_map_bin");
 		if (!beside)
 			return SM_EXIT_USAGE;
 		sm_err("%s: a live capture: the map is %s", in->path, beside);
@@ -141,7 +135,7 @@ static void in_find_stat(struct in_src *in)
 	size_t len;
 
 	if (in->live)
-		path = sm_path_join(in_tracefs(), "stack_map_stat");
+		path = sm_tracefs_file("stack_map_stat");
 	else if (in->dir)
 		path = sm_path_join(in->dir, "stack_map_stat");
 	if (path && in_exists(path) && !smbin_read_file(path, &buf, &len)) {
@@ -445,19 +439,7 @@ int in_open_mem(struct in_src *in, const char *cmd, const char *name, const void
 
 const struct smbin_stack *in_find(const struct in_src *in, uint32_t id)
 {
-	size_t lo = 0, hi = in->have_map ? in->map.nr : 0;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (in->map.stacks[mid].id == id)
-			return &in->map.stacks[mid];
-		if (in->map.stacks[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return in->have_map ? smbin_find(&in->map, id, NULL) : NULL;
 }
 
 static int in_missing_eq(const void *ctx, uint32_t idx, const void *key)

@@ -269,25 +269,6 @@ static int pf_push_frame(struct pf *p, long loc)
 	return 0;
 }
 
-static const struct smbin_stack *pf_map_find(const struct smbin_map *map, uint32_t id, size_t *pos)
-{
-	size_t lo = 0, hi = map ? map->nr : 0;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (map->stacks[mid].id == id) {
-			*pos = mid;
-			return &map->stacks[mid];
-		}
-		if (map->stacks[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
 static int pf_unknown_eq(const void *ctx, uint32_t idx, const void *key)
 {
 	return ((const struct pf *)ctx)->unknown_ids[idx] == *(const uint32_t *)key;
@@ -349,7 +330,7 @@ static long pf_stack_id(struct pf *p, uint32_t id)
 	long st;
 	int ret;
 
-	s = pf_map_find(p->map, id, &pos);
+	s = smbin_find(p->map, id, &pos);
 	if (!s)
 		return pf_stack_unknown(p, id);
 	if (p->map_stack[pos])

@@ -249,3 +249,23 @@ out:
 		close(fd);
 	return ret;
 }
+
+const struct smbin_stack *smbin_find(const struct smbin_map *map, uint32_t id, size_t *pos)
+{
+	size_t lo = 0, hi = map ? map->nr : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (map->stacks[mid].id == id) {
+			if (pos)
+				*pos = mid;
+			return &map->stacks[mid];
+		}
+		if (map->stacks[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}

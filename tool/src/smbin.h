@@ -69,6 +69,12 @@ int smbin_decode(const void *buf, size_t len, struct smbin_map *map, struct smbi
  */
 int smbin_decode_owned(char *buf, size_t len, struct smbin_map *map, struct smbin_err *err);
 
+/*
+ * smbin_find() - the record of stack @id in @map (records are in increasing id order), or
+ * NULL; its index in *@pos when @pos is not NULL. @map may be NULL.
+ */
+const struct smbin_stack *smbin_find(const struct smbin_map *map, uint32_t id, size_t *pos);
+
 /* smbin_free() - release what smbin_decode() allocated; @map may be zeroed or NULL. */
 void smbin_free(struct smbin_map *map);
 

@@ -141,6 +141,12 @@ void sm_frames_free(struct sm_frames *fr);
 /* Parse a decimal count for options such as --top; return 0 or -EINVAL. */
 int sm_parse_uint(const char *s, unsigned long *out);
 
+/*
+ * TRACEFS/NAME in a new allocation: the tracefs directory of --tracefs, $STACKMAP_TRACEFS,
+ * else /sys/kernel/tracing. NULL when memory is short.
+ */
+char *sm_tracefs_file(const char *name);
+
 /* "DIR/NAME" in a new allocation (free() it), or NULL when memory is short. */
 char *sm_path_join(const char *dir, const char *name);
 
