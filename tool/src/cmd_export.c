@@ -186,6 +186,30 @@ enum {
 	EX_OPT_NORMALIZE,
 };
 
+/*
+ * Perfetto has every event on its timeline: rather than keep them all, the input is read a
+ * second time and each event is written as it comes (the first pass gave the stacks).
+ */
+static int ex_stream_perfetto(struct ex_input *x, const struct ex_opts *eo, FILE *f)
+{
+	struct pt_stream *s;
+	int ret;
+
+	ret = ex_perfetto_start(&x->pf, eo, f, &s);
+	if (ret)
+		return ret;
+	x->pf.replay = 1;
+	x->pf.sink = ex_perfetto_sink;
+	x->pf.sink_arg = s;
+	ret = in_feed(&x->in, pf_add_record, &x->pf);
+	x->pf.sink = NULL;
+	if (ret) {
+		ex_perfetto_finish(s);
+		return -EIO;
+	}
+	return ex_perfetto_finish(s);
+}
+
 #define EX_GIVEN(opt) (1u << ((opt)-EX_OPT_FORMAT))
 
 /* Options that do not apply to the chosen format are refused, never ignored. */
@@ -337,7 +361,6 @@ static int ex_run(int argc, char **argv, int diff)
 	}
 	inputs[0] = diff ? argv[optind] : input;
 	inputs[1] = diff ? argv[optind + 1] : NULL;
-	po.keep_events = fmt == EXF_PERFETTO;
 	for (i = 0; i < (diff ? 2 : 1); i++) {
 		po.unknown_tag = diff ? (i ? "B" : "A") : NULL;
 		ret = ex_load(cmd, inputs[i], map_opt, &po, &in[i]);
@@ -359,7 +382,7 @@ static int ex_run(int argc, char **argv, int diff)
 	else if (fmt == EXF_PPROF)
 		ret = ex_write_pprof(&in[0].pf, &eo, out.f);
 	else if (fmt == EXF_PERFETTO)
-		ret = ex_write_perfetto(&in[0].pf, &eo, out.f);
+		ret = ex_stream_perfetto(&in[0], &eo, out.f);
 	else
 		ret = ex_write_svg(&in[0].pf, &eo, out.f);
 	if (ret) {

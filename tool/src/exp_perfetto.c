@@ -144,35 +144,59 @@ static int pt_cs_eq(const void *ctx, uint32_t idx, const void *key)
 	return c->root == k->root && c->stack == k->stack;
 }
 
-int ex_write_perfetto(struct pf *p, const struct ex_opts *o, FILE *f)
-{
+/* The state of one Perfetto trace being written (ex_perfetto_start() ... _finish()). */
+struct pt_stream {
+	struct pf *p;
+	FILE *f;
 	struct pb pkt, in, msg, sub, hdr;
-	uint32_t *cs_of_sample = NULL, *map_of_mod = NULL;
+	uint32_t *cs_of_sample; /* sample -> callstack id (interned, from 1) */
+	struct pt_tasks tasks;
+	struct pb *bundle; /* per CPU: sched_switch events not yet written */
+	size_t *nbundle, ncpus;
+	int ret; /* the first error */
+};
+
+static void pt_stream_free(struct pt_stream *s)
+{
+	size_t i;
+
+	pb_free(&s->pkt);
+	pb_free(&s->in);
+	pb_free(&s->msg);
+	pb_free(&s->sub);
+	pb_free(&s->hdr);
+	free(s->cs_of_sample);
+	free(s->tasks.v);
+	htab_free(&s->tasks.idx);
+	for (i = 0; i < s->ncpus; i++)
+		pb_free(&s->bundle[i]);
+	free(s->bundle);
+	free(s->nbundle);
+	free(s);
+}
+
+/* 1. the interned data of the whole recording: what every later packet refers to */
+static int pt_interned(struct pt_stream *ps, const struct ex_opts *o)
+{
+	struct pf *p = ps->p;
+	uint32_t *map_of_mod = NULL;
 	uint64_t *map_lo = NULL, *map_hi = NULL;
 	uint8_t *str_used = NULL, *loc_used = NULL, *root_used = NULL;
 	struct pt_cs *cs = NULL;
-	struct pt_tasks tasks = {0};
 	struct htab cs_idx;
-	size_t *order = NULL, *first = NULL;
-	size_t ncs = 0, nmaps = 0, i, k, nsw;
+	size_t ncs = 0, nmaps = 0, i, k;
 	long s_kernel;
-	int ret = -ENOMEM, cpu, max_cpu = -1;
+	int ret = -ENOMEM;
 
-	pb_init(&pkt);
-	pb_init(&in);
-	pb_init(&msg);
-	pb_init(&sub);
-	pb_init(&hdr);
-	htab_init(&tasks.idx, 256);
 	htab_init(&cs_idx, 0);
 	s_kernel = pf_intern(p, "[kernel.kallsyms]", strlen("[kernel.kallsyms]"));
 	if (s_kernel < 0)
 		goto out;
 	/* callstacks: one per (root label, stack) of the samples in use */
-	cs_of_sample = calloc(p->nsamples + 1, sizeof(*cs_of_sample));
+	ps->cs_of_sample = calloc(p->nsamples + 1, sizeof(*ps->cs_of_sample));
 	cs = calloc(p->nsamples + 1, sizeof(*cs));
 	loc_used = calloc(p->nlocs + 1, 1);
-	if (!cs_of_sample || !cs || !loc_used)
+	if (!ps->cs_of_sample || !cs || !loc_used)
 		goto out;
 	for (i = 0; i < p->nsamples; i++) {
 		const struct pf_sample *s = &p->samples[i];
@@ -205,7 +229,7 @@ int ex_write_perfetto(struct pf *p, const struct ex_opts *o, FILE *f)
 			cs[c] = key;
 			htab_insert_at(&cs_idx, j, h, c);
 		}
-		cs_of_sample[i] = c + 1;
+		ps->cs_of_sample[i] = c + 1;
 	}
 	/* the strings, frames and mappings the callstacks use (after the labels were interned) */
 	str_used = calloc(p->strs.n + 1, 1);
@@ -246,33 +270,33 @@ int ex_write_perfetto(struct pf *p, const struct ex_opts *o, FILE *f)
 	}
 
 	/* 1. interned data */
-	pb_reset(&pkt);
-	pb_uint(&pkt, PT_TIMESTAMP, p->ts_min == EV_TS_NONE ? 0 : p->ts_min);
-	pb_uint(&pkt, PT_SEQ_ID, PT_SEQ);
-	pb_uint(&pkt, PT_SEQ_FLAGS, PT_SEQ_CLEARED);
+	pb_reset(&ps->pkt);
+	pb_uint(&ps->pkt, PT_TIMESTAMP, p->ts_min == EV_TS_NONE ? 0 : p->ts_min);
+	pb_uint(&ps->pkt, PT_SEQ_ID, PT_SEQ);
+	pb_uint(&ps->pkt, PT_SEQ_FLAGS, PT_SEQ_CLEARED);
 	for (i = 0; i < p->strs.n; i++) {
 		if (!str_used[i])
 			continue;
-		pb_reset(&msg);
-		pb_uint(&msg, 1, i + 1);
-		pb_bytes(&msg, 2, p->strs.strs[i], p->strs.lens[i]);
-		pb_msg(&in, 5, &msg); /* function_names */
+		pb_reset(&ps->msg);
+		pb_uint(&ps->msg, 1, i + 1);
+		pb_bytes(&ps->msg, 2, p->strs.strs[i], p->strs.lens[i]);
+		pb_msg(&ps->in, 5, &ps->msg); /* function_names */
 	}
 	for (i = 0; i < p->strs.n; i++) {
 		if (!map_of_mod[i])
 			continue;
-		pb_reset(&msg);
-		pb_uint(&msg, 1, i + 1);
-		pb_str(&msg, 2, i ? p->strs.strs[i] : "[kernel.kallsyms]");
-		pb_msg(&in, 17, &msg); /* mapping_paths */
-		pb_reset(&msg);
-		pb_uint(&msg, 1, map_of_mod[i]);
-		pb_uint(&msg, 4, map_lo[i]);
-		pb_uint(&msg, 5, map_hi[i]);
-		pb_reset(&sub);
-		pb_varint(&sub, i + 1);
-		pb_msg(&msg, 7, &sub); /* path_string_ids, packed */
-		pb_msg(&in, 19, &msg); /* mappings */
+		pb_reset(&ps->msg);
+		pb_uint(&ps->msg, 1, i + 1);
+		pb_str(&ps->msg, 2, i ? p->strs.strs[i] : "[kernel.kallsyms]");
+		pb_msg(&ps->in, 17, &ps->msg); /* mapping_paths */
+		pb_reset(&ps->msg);
+		pb_uint(&ps->msg, 1, map_of_mod[i]);
+		pb_uint(&ps->msg, 4, map_lo[i]);
+		pb_uint(&ps->msg, 5, map_hi[i]);
+		pb_reset(&ps->sub);
+		pb_varint(&ps->sub, i + 1);
+		pb_msg(&ps->msg, 7, &ps->sub); /* path_string_ids, packed */
+		pb_msg(&ps->in, 19, &ps->msg); /* mappings */
 	}
 	for (i = 0; i < p->nlocs; i++) {
 		const struct pf_loc *l = &p->locs[i];
@@ -280,183 +304,40 @@ int ex_write_perfetto(struct pf *p, const struct ex_opts *o, FILE *f)
 
 		if (!loc_used[i])
 			continue;
-		pb_reset(&msg);
-		pb_uint(&msg, 1, i + 1);
-		pb_uint(&msg, 2, (uint64_t)p->funcs[l->func].name + 1);
+		pb_reset(&ps->msg);
+		pb_uint(&ps->msg, 1, i + 1);
+		pb_uint(&ps->msg, 2, (uint64_t)p->funcs[l->func].name + 1);
 		if (l->addr) {
-			pb_uint(&msg, 3, map_of_mod[mod]);
-			pb_uint(&msg, 4, l->addr - map_lo[mod]);
+			pb_uint(&ps->msg, 3, map_of_mod[mod]);
+			pb_uint(&ps->msg, 4, l->addr - map_lo[mod]);
 		}
-		pb_msg(&in, 6, &msg); /* frames */
+		pb_msg(&ps->in, 6, &ps->msg); /* frames */
 	}
 	for (i = 0; i < p->strs.n; i++) { /* root labels as frames without a mapping */
 		if (!root_used[i])
 			continue;
-		pb_reset(&msg);
-		pb_uint(&msg, 1, p->nlocs + 1 + i);
-		pb_uint(&msg, 2, i + 1);
-		pb_msg(&in, 6, &msg);
+		pb_reset(&ps->msg);
+		pb_uint(&ps->msg, 1, p->nlocs + 1 + i);
+		pb_uint(&ps->msg, 2, i + 1);
+		pb_msg(&ps->in, 6, &ps->msg);
 	}
 	for (i = 0; i < ncs; i++) {
 		const struct pf_stack *st = &p->stacks[cs[i].stack];
 
-		pb_reset(&msg);
-		pb_uint(&msg, 1, i + 1);
-		pb_reset(&sub);
+		pb_reset(&ps->msg);
+		pb_uint(&ps->msg, 1, i + 1);
+		pb_reset(&ps->sub);
 		if (cs[i].root != UINT32_MAX)
-			pb_varint(&sub, p->nlocs + 1 + cs[i].root);
+			pb_varint(&ps->sub, p->nlocs + 1 + cs[i].root);
 		for (k = st->nr; k > 0; k--)
-			pb_varint(&sub, (uint64_t)p->frames[st->first + k - 1] + 1);
-		pb_msg(&msg, 2, &sub); /* frame_ids, packed, root first */
-		pb_msg(&in, 7, &msg); /* callstacks */
+			pb_varint(&ps->sub, (uint64_t)p->frames[st->first + k - 1] + 1);
+		pb_msg(&ps->msg, 2, &ps->sub); /* frame_ids, packed, root first */
+		pb_msg(&ps->in, 7, &ps->msg); /* callstacks */
 	}
-	pb_msg(&pkt, PT_INTERNED, &in);
-	ret = pt_emit(f, &pkt, &hdr, 0);
-	if (ret)
-		goto out;
+	pb_msg(&ps->pkt, PT_INTERNED, &ps->in);
+	ret = pt_emit(ps->f, &ps->pkt, &ps->hdr, 0);
 
-	/* 2. process tree */
-	ret = -ENOMEM;
-	for (i = 0; i < p->nevents; i++) {
-		const struct pf_event *e = &p->events[i];
-
-		if (pt_task_add(&tasks, e->pid, e->tgid, p->samples[e->sample].comm))
-			goto out;
-		if (e->cpu > max_cpu)
-			max_cpu = e->cpu;
-	}
-	for (i = 0; i < p->nswitches; i++) {
-		const struct pf_switch *w = &p->switches[i];
-
-		if (pt_task_add(&tasks, w->prev_pid, 0, w->prev_comm) ||
-		    pt_task_add(&tasks, w->next_pid, 0, w->next_comm))
-			goto out;
-		if (w->cpu > max_cpu)
-			max_cpu = w->cpu;
-	}
-	pb_reset(&pkt);
-	pb_uint(&pkt, PT_TIMESTAMP, p->ts_min == EV_TS_NONE ? 0 : p->ts_min);
-	pb_uint(&pkt, PT_SEQ_ID, PT_SEQ);
-	pb_reset(&in);
-	for (i = 0; i < htab_cap(&tasks.idx); i++) {
-		uint32_t ti = htab_slot(&tasks.idx, i);
-		const struct pt_task *t;
-
-		if (ti == HTAB_NONE)
-			continue;
-		t = &tasks.v[ti];
-		if (t->tgid != t->pid)
-			continue;
-		pb_reset(&msg);
-		pb_int(&msg, 1, t->pid);
-		pb_int(&msg, 2, 0);
-		pb_str(&msg, 3, pf_str(p, t->comm));
-		pb_msg(&in, 1, &msg); /* processes */
-	}
-	for (i = 0; i < htab_cap(&tasks.idx); i++) {
-		uint32_t ti = htab_slot(&tasks.idx, i);
-		const struct pt_task *t;
-
-		if (ti == HTAB_NONE)
-			continue;
-		t = &tasks.v[ti];
-		/* a process for thread groups whose leader was not seen */
-		if (t->tgid != t->pid) {
-			if (htab_find(&tasks.idx, pt_task_hash(t->tgid), pt_task_eq, &tasks,
-				      &t->tgid, NULL) == HTAB_NONE) {
-				pb_reset(&msg);
-				pb_int(&msg, 1, t->tgid);
-				pb_msg(&in, 1, &msg);
-			}
-		}
-		pb_reset(&msg);
-		pb_int(&msg, 1, t->pid);
-		pb_int(&msg, 3, t->tgid);
-		pb_str(&msg, 2, pf_str(p, t->comm));
-		pb_msg(&in, 2, &msg); /* threads */
-	}
-	pb_msg(&pkt, PT_PROCESS_TREE, &in);
-	ret = pt_emit(f, &pkt, &hdr, 0);
-	if (ret)
-		goto out;
-
-	/* 3. sched_switch events: per CPU, in bundles of at most PT_BUNDLE events */
-	order = calloc(p->nswitches + 1, sizeof(*order));
-	first = calloc((size_t)(max_cpu + 2), sizeof(*first));
-	if (!order || !first)
-		goto out;
-	for (i = 0; i < p->nswitches; i++) /* counting sort by CPU, stable */
-		if (p->switches[i].cpu >= 0 && p->switches[i].ts_ns != EV_TS_NONE)
-			first[p->switches[i].cpu + 1]++;
-	for (cpu = 0; cpu <= max_cpu; cpu++)
-		first[cpu + 1] += first[cpu];
-	for (i = 0; i < p->nswitches; i++)
-		if (p->switches[i].cpu >= 0 && p->switches[i].ts_ns != EV_TS_NONE)
-			order[first[p->switches[i].cpu]++] = i;
-	/* after the placement first[c] is the end of CPU c's run, first[max_cpu] the total */
-	nsw = max_cpu >= 0 ? first[max_cpu] : 0;
-	for (i = 0; i < nsw;) {
-		int c0 = p->switches[order[i]].cpu;
-		size_t n = 0;
-
-		pb_reset(&pkt);
-		pb_reset(&in);
-		pb_uint(&in, 1, (uint64_t)c0);
-		for (; i < nsw && p->switches[order[i]].cpu == c0 && n < PT_BUNDLE; i++, n++) {
-			const struct pf_switch *w = &p->switches[order[i]];
-
-			pb_reset(&msg);
-			pb_uint(&msg, 1, w->ts_ns);
-			pb_uint(&msg, 2, (uint32_t)w->prev_pid);
-			pb_reset(&sub);
-			pb_str(&sub, 1, pf_str(p, w->prev_comm));
-			pb_int(&sub, 2, w->prev_pid);
-			pb_int(&sub, 3, w->prev_prio);
-			pb_int(&sub, 4, pt_state(pf_str(p, w->prev_state)));
-			pb_str(&sub, 5, pf_str(p, w->next_comm));
-			pb_int(&sub, 6, w->next_pid);
-			pb_int(&sub, 7, w->next_prio);
-			pb_msg(&msg, 4, &sub);
-			pb_msg(&in, 2, &msg);
-		}
-		pb_uint(&pkt, PT_SEQ_ID, PT_SEQ + 1 + (uint32_t)c0);
-		pb_msg(&pkt, PT_FTRACE_EVENTS, &in);
-		ret = pt_emit(f, &pkt, &hdr, 0);
-		if (ret)
-			goto out;
-	}
-
-	/* 4. one perf sample per stack reference */
-	for (i = 0; i < p->nevents; i++) {
-		const struct pf_event *e = &p->events[i];
-
-		if (e->ts_ns == EV_TS_NONE)
-			continue;
-		pb_reset(&pkt);
-		pb_uint(&pkt, PT_TIMESTAMP, e->ts_ns);
-		pb_uint(&pkt, PT_SEQ_ID, PT_SEQ);
-		pb_uint(&pkt, PT_SEQ_FLAGS, PT_SEQ_NEEDS);
-		pb_reset(&msg);
-		pb_uint(&msg, 1, e->cpu < 0 ? 0 : (uint64_t)e->cpu);
-		pb_uint(&msg, 2, (uint32_t)(e->tgid > 0 ? e->tgid : e->pid < 0 ? 0 : e->pid));
-		pb_uint(&msg, 3, (uint32_t)(e->pid < 0 ? 0 : e->pid));
-		pb_uint(&msg, 5, 1); /* MODE_KERNEL */
-		pb_uint(&msg, 4, cs_of_sample[e->sample]);
-		pb_msg(&pkt, PT_PERF_SAMPLE, &msg);
-		ret = pt_emit(f, &pkt, &hdr, 0);
-		if (ret)
-			goto out;
-	}
-	ret = pt_emit(f, NULL, &hdr, 1);
-	if (!ret && ferror(f))
-		ret = -EIO;
 out:
-	pb_free(&pkt);
-	pb_free(&in);
-	pb_free(&msg);
-	pb_free(&sub);
-	pb_free(&hdr);
-	free(cs_of_sample);
 	htab_free(&cs_idx);
 	free(cs);
 	free(str_used);
@@ -465,9 +346,206 @@ out:
 	free(map_of_mod);
 	free(map_lo);
 	free(map_hi);
-	free(tasks.v);
-	htab_free(&tasks.idx);
-	free(order);
-	free(first);
 	return ret;
+}
+
+int ex_perfetto_start(struct pf *p, const struct ex_opts *o, FILE *f, struct pt_stream **out)
+{
+	struct pt_stream *s = calloc(1, sizeof(*s));
+	int ret;
+
+	*out = NULL;
+	if (!s)
+		return -ENOMEM;
+	s->p = p;
+	s->f = f;
+	pb_init(&s->pkt);
+	pb_init(&s->in);
+	pb_init(&s->msg);
+	pb_init(&s->sub);
+	pb_init(&s->hdr);
+	htab_init(&s->tasks.idx, 256);
+	ret = pt_interned(s, o);
+	if (ret) {
+		pt_stream_free(s);
+		return ret;
+	}
+	*out = s;
+	return 0;
+}
+
+/* 3. sched_switch events: per CPU, in bundles of at most PT_BUNDLE events */
+static int pt_flush_bundle(struct pt_stream *s, size_t cpu)
+{
+	if (!s->nbundle[cpu])
+		return 0;
+	pb_reset(&s->pkt);
+	pb_reset(&s->in);
+	pb_uint(&s->in, 1, (uint64_t)cpu);
+	pb_raw(&s->in, s->bundle[cpu].buf, s->bundle[cpu].len);
+	pb_uint(&s->pkt, PT_SEQ_ID, PT_SEQ + 1 + (uint32_t)cpu);
+	pb_msg(&s->pkt, PT_FTRACE_EVENTS, &s->in);
+	pb_reset(&s->bundle[cpu]);
+	s->nbundle[cpu] = 0;
+	return pt_emit(s->f, &s->pkt, &s->hdr, 0);
+}
+
+static int pt_switch(struct pt_stream *s, const struct pf_switch *w)
+{
+	struct pf *p = s->p;
+	size_t cpu = (size_t)w->cpu;
+
+	if (pt_task_add(&s->tasks, w->prev_pid, 0, w->prev_comm) ||
+	    pt_task_add(&s->tasks, w->next_pid, 0, w->next_comm))
+		return -ENOMEM;
+	if (w->cpu < 0 || w->ts_ns == EV_TS_NONE)
+		return 0;
+	if (cpu >= s->ncpus) {
+		size_t n = cpu + 1, i;
+		struct pb *b = realloc(s->bundle, n * sizeof(*b));
+		size_t *c;
+
+		if (!b)
+			return -ENOMEM;
+		s->bundle = b;
+		c = realloc(s->nbundle, n * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		s->nbundle = c;
+		for (i = s->ncpus; i < n; i++) {
+			pb_init(&s->bundle[i]);
+			s->nbundle[i] = 0;
+		}
+		s->ncpus = n;
+	}
+	pb_reset(&s->msg);
+	pb_uint(&s->msg, 1, w->ts_ns);
+	pb_uint(&s->msg, 2, (uint32_t)w->prev_pid);
+	pb_reset(&s->sub);
+	pb_str(&s->sub, 1, pf_str(p, w->prev_comm));
+	pb_int(&s->sub, 2, w->prev_pid);
+	pb_int(&s->sub, 3, w->prev_prio);
+	pb_int(&s->sub, 4, pt_state(pf_str(p, w->prev_state)));
+	pb_str(&s->sub, 5, pf_str(p, w->next_comm));
+	pb_int(&s->sub, 6, w->next_pid);
+	pb_int(&s->sub, 7, w->next_prio);
+	pb_msg(&s->msg, 4, &s->sub);
+	pb_msg(&s->bundle[cpu], 2, &s->msg);
+	if (s->bundle[cpu].err)
+		return s->bundle[cpu].err;
+	return ++s->nbundle[cpu] >= PT_BUNDLE ? pt_flush_bundle(s, cpu) : 0;
+}
+
+/* 4. one perf sample per stack reference */
+static int pt_sample(struct pt_stream *s, const struct pf_event *e)
+{
+	if (pt_task_add(&s->tasks, e->pid, e->tgid, s->p->samples[e->sample].comm))
+		return -ENOMEM;
+	if (e->ts_ns == EV_TS_NONE)
+		return 0;
+	pb_reset(&s->pkt);
+	pb_uint(&s->pkt, PT_TIMESTAMP, e->ts_ns);
+	pb_uint(&s->pkt, PT_SEQ_ID, PT_SEQ);
+	pb_uint(&s->pkt, PT_SEQ_FLAGS, PT_SEQ_NEEDS);
+	pb_reset(&s->msg);
+	pb_uint(&s->msg, 1, e->cpu < 0 ? 0 : (uint64_t)e->cpu);
+	pb_uint(&s->msg, 2, (uint32_t)(e->tgid > 0 ? e->tgid : e->pid < 0 ? 0 : e->pid));
+	pb_uint(&s->msg, 3, (uint32_t)(e->pid < 0 ? 0 : e->pid));
+	pb_uint(&s->msg, 5, 1); /* MODE_KERNEL */
+	pb_uint(&s->msg, 4, s->cs_of_sample[e->sample]);
+	pb_msg(&s->pkt, PT_PERF_SAMPLE, &s->msg);
+	return pt_emit(s->f, &s->pkt, &s->hdr, 0);
+}
+
+int ex_perfetto_sink(void *arg, const struct pf_event *e, const struct pf_switch *w)
+{
+	struct pt_stream *s = arg;
+
+	if (!s->ret)
+		s->ret = e ? pt_sample(s, e) : pt_switch(s, w);
+	return s->ret;
+}
+
+/* 2. the process tree: every task seen (written last, when all of them are known) */
+static int pt_process_tree(struct pt_stream *s)
+{
+	struct pf *p = s->p;
+	size_t i;
+
+	pb_reset(&s->pkt);
+	pb_uint(&s->pkt, PT_TIMESTAMP, p->ts_min == EV_TS_NONE ? 0 : p->ts_min);
+	pb_uint(&s->pkt, PT_SEQ_ID, PT_SEQ);
+	pb_reset(&s->in);
+	for (i = 0; i < htab_cap(&s->tasks.idx); i++) {
+		uint32_t ti = htab_slot(&s->tasks.idx, i);
+		const struct pt_task *t;
+
+		if (ti == HTAB_NONE)
+			continue;
+		t = &s->tasks.v[ti];
+		if (t->tgid != t->pid)
+			continue;
+		pb_reset(&s->msg);
+		pb_int(&s->msg, 1, t->pid);
+		pb_int(&s->msg, 2, 0);
+		pb_str(&s->msg, 3, pf_str(p, t->comm));
+		pb_msg(&s->in, 1, &s->msg); /* processes */
+	}
+	for (i = 0; i < htab_cap(&s->tasks.idx); i++) {
+		uint32_t ti = htab_slot(&s->tasks.idx, i);
+		const struct pt_task *t;
+
+		if (ti == HTAB_NONE)
+			continue;
+		t = &s->tasks.v[ti];
+		/* a process for thread groups whose leader was not seen */
+		if (t->tgid != t->pid) {
+			if (htab_find(&s->tasks.idx, pt_task_hash(t->tgid), pt_task_eq, &s->tasks,
+				      &t->tgid, NULL) == HTAB_NONE) {
+				pb_reset(&s->msg);
+				pb_int(&s->msg, 1, t->tgid);
+				pb_msg(&s->in, 1, &s->msg);
+			}
+		}
+		pb_reset(&s->msg);
+		pb_int(&s->msg, 1, t->pid);
+		pb_int(&s->msg, 3, t->tgid);
+		pb_str(&s->msg, 2, pf_str(p, t->comm));
+		pb_msg(&s->in, 2, &s->msg); /* threads */
+	}
+	pb_msg(&s->pkt, PT_PROCESS_TREE, &s->in);
+	return pt_emit(s->f, &s->pkt, &s->hdr, 0);
+}
+
+int ex_perfetto_finish(struct pt_stream *s)
+{
+	size_t cpu;
+	int ret = s->ret;
+
+	for (cpu = 0; !ret && cpu < s->ncpus; cpu++)
+		ret = pt_flush_bundle(s, cpu);
+	if (!ret)
+		ret = pt_process_tree(s);
+	if (!ret)
+		ret = pt_emit(s->f, NULL, &s->hdr, 1);
+	if (!ret && ferror(s->f))
+		ret = -EIO;
+	pt_stream_free(s);
+	return ret;
+}
+
+int ex_write_perfetto(struct pf *p, const struct ex_opts *o, FILE *f)
+{
+	struct pt_stream *s;
+	size_t i;
+	int ret;
+
+	ret = ex_perfetto_start(p, o, f, &s);
+	if (ret)
+		return ret;
+	for (i = 0; i < p->nswitches && !s->ret; i++)
+		ex_perfetto_sink(s, NULL, &p->switches[i]);
+	for (i = 0; i < p->nevents && !s->ret; i++)
+		ex_perfetto_sink(s, &p->events[i], NULL);
+	return ex_perfetto_finish(s);
 }

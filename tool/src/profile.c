@@ -620,7 +620,7 @@ int pf_add_record(void *arg, const struct ev_record *r)
 
 	if (r->flags & EV_F_LOST)
 		return 0; /* a marker, no event of its own (the input layer counts it) */
-	if (!(r->flags & EV_F_EXTRA) && !(r->flags & EV_F_UNATTRIBUTED))
+	if (!(r->flags & EV_F_EXTRA) && !(r->flags & EV_F_UNATTRIBUTED) && !p->replay)
 		p->nr_events++;
 	if (r->ts_ns != EV_TS_NONE) {
 		if (r->ts_ns < p->ts_min)
@@ -635,8 +635,9 @@ int pf_add_record(void *arg, const struct ev_record *r)
 	if (r->stack.kind != EV_STACK_NONE) {
 		if (st < 0)
 			return (int)st;
-		p->nr_refs++;
-		if (r->flags & EV_F_UNATTRIBUTED)
+		if (!p->replay)
+			p->nr_refs++;
+		if ((r->flags & EV_F_UNATTRIBUTED) && !p->replay)
 			p->nr_unattributed++;
 		type = pf_type_str(p, r);
 		comm = pf_comm_str(p, r->pid, r->comm);
@@ -645,34 +646,48 @@ int pf_add_record(void *arg, const struct ev_record *r)
 		sample = pf_sample(p, (uint32_t)st, (uint32_t)type, (uint32_t)comm, r->pid);
 		if (sample < 0)
 			return (int)sample;
-		p->samples[sample].count++;
-		if (p->opts.keep_events) {
-			p->events = pf_grow(p->events, &p->events_cap, p->nevents + 1,
-					    sizeof(*p->events));
-			if (!p->events)
-				return -ENOMEM;
-			p->events[p->nevents++] = (struct pf_event){.ts_ns = r->ts_ns,
-								    .pid = r->pid,
-								    .tgid = r->tgid,
-								    .cpu = r->cpu,
-								    .sample = (uint32_t)sample};
+		if (!p->replay)
+			p->samples[sample].count++;
+		if (p->opts.keep_events || p->sink) {
+			struct pf_event e = {.ts_ns = r->ts_ns,
+					     .pid = r->pid,
+					     .tgid = r->tgid,
+					     .cpu = r->cpu,
+					     .sample = (uint32_t)sample};
+			int ret;
+
+			if (p->sink) {
+				ret = p->sink(p->sink_arg, &e, NULL);
+				if (ret)
+					return ret;
+			} else {
+				p->events = pf_grow(p->events, &p->events_cap, p->nevents + 1,
+						    sizeof(*p->events));
+				if (!p->events)
+					return -ENOMEM;
+				p->events[p->nevents++] = e;
+			}
 		}
 	}
 	if (!(r->flags & EV_F_SWITCH) || (r->flags & EV_F_EXTRA))
 		return 0;
-	if (p->opts.keep_events) {
-		struct pf_switch *w;
+	if (p->opts.keep_events || p->sink) {
+		struct pf_switch *w, one;
 		long pc = pf_comm_str(p, r->sw.prev_pid, r->sw.prev_comm);
 		long nc = pf_comm_str(p, r->sw.next_pid, r->sw.next_comm);
 		long ps = pf_intern(p, r->sw.prev_state, strlen(r->sw.prev_state));
 
 		if (pc < 0 || nc < 0 || ps < 0)
 			return -ENOMEM;
-		p->switches = pf_grow(p->switches, &p->switches_cap, p->nswitches + 1,
-				      sizeof(*p->switches));
-		if (!p->switches)
-			return -ENOMEM;
-		w = &p->switches[p->nswitches++];
+		if (p->sink) {
+			w = &one;
+		} else {
+			p->switches = pf_grow(p->switches, &p->switches_cap, p->nswitches + 1,
+					      sizeof(*p->switches));
+			if (!p->switches)
+				return -ENOMEM;
+			w = &p->switches[p->nswitches++];
+		}
 		*w = (struct pf_switch){.ts_ns = r->ts_ns,
 					.cpu = r->cpu,
 					.prev_pid = r->sw.prev_pid,
@@ -682,8 +697,14 @@ int pf_add_record(void *arg, const struct ev_record *r)
 					.prev_comm = (uint32_t)pc,
 					.next_comm = (uint32_t)nc,
 					.prev_state = (uint32_t)ps};
+		if (p->sink) {
+			int ret = p->sink(p->sink_arg, NULL, w);
+
+			if (ret)
+				return ret;
+		}
 	}
-	if (p->opts.offcpu)
+	if (p->opts.offcpu && !p->replay)
 		return pf_offcpu(p, r, sample);
 	return 0;
 }

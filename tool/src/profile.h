@@ -119,6 +119,15 @@ struct pf {
 	uint64_t off_backwards; /* switch-ins earlier than the switch-out (clock skew, skipped) */
 	char *joinbuf;
 	size_t joincap;
+	/*
+	 * A writer that streams (Perfetto) feeds the input a second time with replay set: the
+	 * samples, stacks and strings are found again (same input, same indexes), nothing is
+	 * counted twice, and each event with a stack and each sched_switch goes to @sink (one of
+	 * @e, @w is set) instead of into events/switches, so memory does not grow with the events.
+	 */
+	int replay;
+	int (*sink)(void *arg, const struct pf_event *e, const struct pf_switch *w);
+	void *sink_arg;
 	/* caches of pf_intern() results: reader's event type -> strs + 1; pid -> task name */
 	uint32_t *type_str;
 	size_t type_str_cap;
