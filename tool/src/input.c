@@ -495,13 +495,13 @@ static int in_on_record(void *arg, const struct ev_record *r)
 	}
 	if (!(r->flags & (EV_F_EXTRA | EV_F_UNATTRIBUTED))) {
 		st->events++;
-		if (!strcmp(r->type_name, EV_TYPE_UNKNOWN))
+		if (r->type_name[0] == '(' && !strcmp(r->type_name, EV_TYPE_UNKNOWN))
 			st->unknown_events++;
 	}
 	if (r->stack.kind != EV_STACK_NONE) {
 		st->refs++;
 		if (r->flags & EV_F_UNATTRIBUTED) {
-			if (!strcmp(r->type_name, EV_TYPE_LOST))
+			if (r->type_name[0] == '(' && !strcmp(r->type_name, EV_TYPE_LOST))
 				st->after_loss++;
 			else
 				st->unattributed++;
