@@ -288,6 +288,8 @@ int cmd_dump(int argc, char **argv)
 		free(sibling);
 		return derr;
 	}
+	if (have_syms)
+		sm_syms_check_map(&syms, &map);
 	/* JSON keeps file:line in its own "lines" array */
 	sm_frames_init(&fr, have_syms ? &syms : NULL, mode == DUMP_JSON ? 0 : sm_opts.lines);
 	if (sm_out_init(&out, stdout)) {

@@ -504,6 +504,48 @@ for o in $( (for c in "" dump report record stat export diff; do $SM $c --help; 
 done
 if [ -z "$missing" ]; then ok man-page-options; else ko "man-page-options:$missing"; fi
 
+# --- exporters, record, symbols, output files (tool-exp) -----------------------------------
+# End markers of sections (_etext, __*_end, __end_*, __stop_*, _einittext, _edata, _end) never
+# resolve an address: the symbol before them ends there, addresses past them stay hex; the
+# last symbol of an object never runs into another module (it ends at its 4 KiB page)
+cat >"$W/kallsyms-ends" <<'KS'
+ffffffff81000000 T _text
+ffffffff81000000 T startup_64
+ffffffff81000100 T last_core_fn
+ffffffff81000200 T __entry_text_start
+ffffffff81000200 T entry_SYSCALL_64
+ffffffff81000300 T __entry_text_end
+ffffffff81000800 T __irqentry_text_start
+ffffffff81000800 T asm_common_interrupt
+ffffffff81000900 T __irqentry_text_end
+ffffffff81000a00 T __softirqentry_text_start
+ffffffff81000a00 T __do_softirq
+ffffffff81000b00 T __softirqentry_text_end
+ffffffff81000c00 T late_text_fn
+ffffffff81001000 T _etext
+ffffffff83000000 T _sinittext
+ffffffff83000000 T start_kernel
+ffffffff83000400 T _einittext
+ffffffff83100000 t __end_of_init
+ffffffff83200000 T __stop___kprobes
+ffffffff83300000 t cold_fn
+ffffffff84000000 T _edata
+ffffffff85000000 T _end
+ffffffffc0001800 t mod_fn	[mod_a]
+ffffffffc0005000 T mod_b_fn	[mod_b]
+KS
+$MKBIN addrs "$W/ends.bin" ffffffff81000010 ffffffff81000250 ffffffff81000300 ffffffff81000400 \
+	ffffffff81000850 ffffffff81000a40 ffffffff81000b10 ffffffff81000c10 ffffffff81001000 \
+	ffffffff81100000 ffffffff83000010 ffffffff83000500 ffffffff83100010 ffffffff84000010 \
+	ffffffff83300010 ffffffff83500000 ffffffff85000000 ffffffff85100000 ffffffffc0001810 \
+	ffffffffc0001fff ffffffffc0002010 ffffffffc0005010 ffffffffc0005800 ffffffffc0006000
+golden syms-end-markers $SM dump --kallsyms "$W/kallsyms-ends" "$W/ends.bin"
+# a kallsyms that does not belong to the map: most frames resolve to nothing, dump says so
+printf 'ffffffff90000000 T _text\nffffffff90000000 T elsewhere\nffffffff90001000 T _etext\n' \
+	>"$W/kallsyms-other"
+golden syms-mismatch-warning $SM dump --kallsyms "$W/kallsyms-other" --top 1 "$W/basic.bin"
+golden syms-match-no-warning $SM dump $K --top 1 "$W/basic.bin"
+
 # --- fuzz corpus replay (plain main) ------------------------------------------------------
 for t in smbin:bin trace:trace export:trace tracedat:dat; do
 	if "$B/replay_${t%%:*}" fuzz/corpus/${t#*:}/* >"$W/out" 2>&1; then
