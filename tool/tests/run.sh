@@ -545,6 +545,39 @@ printf 'ffffffff90000000 T _text\nffffffff90000000 T elsewhere\nffffffff90001000
 	>"$W/kallsyms-other"
 golden syms-mismatch-warning $SM dump --kallsyms "$W/kallsyms-other" --top 1 "$W/basic.bin"
 golden syms-match-no-warning $SM dump $K --top 1 "$W/basic.bin"
+# -o is a redirection: through a symlink the target is replaced and the symlink stays; an
+# existing file keeps its mode; a new one gets 0666 & ~umask; a failure leaves nothing behind
+mkdir -p "$W/o" "$W/o2"
+echo old >"$W/o2/real.folded"
+ln -s ../o2/real.folded "$W/o/link.folded"
+$SM export $K --format folded -o "$W/o/link.folded" $XM $X 2>/dev/null
+$SM export $K --format folded $XM $X 2>/dev/null >"$W/o.want"
+if [ -L "$W/o/link.folded" ] && cmp -s "$W/o.want" "$W/o2/real.folded" &&
+	[ "$(ls "$W/o" "$W/o2" | grep -c "\.tmp-")" = 0 ]; then
+	ok output-through-symlink
+else
+	ko "output-through-symlink ($(ls -l "$W/o" "$W/o2" | tr '\n' ' '))"
+fi
+echo old >"$W/o/private.folded"
+chmod 0600 "$W/o/private.folded"
+$SM export $K --format folded -o "$W/o/private.folded" $XM $X 2>/dev/null
+expect output-keeps-mode '^600 ' sh -c "stat -c '%a %s' '$W/o/private.folded'"
+(umask 077 && $SM export $K --format folded -o "$W/o/new.folded" $XM $X 2>/dev/null)
+(umask 002 && $SM export $K --format folded -o "$W/o/new2.folded" $XM $X 2>/dev/null)
+expect output-new-file-umask '^600 664$' sh -c "echo \$(stat -c %a '$W/o/new.folded' '$W/o/new2.folded')"
+# a dangling symlink creates its target, as a shell redirection does
+ln -s ../o2/created.folded "$W/o/dangling.folded"
+$SM export $K --format folded -o "$W/o/dangling.folded" $XM $X 2>/dev/null
+expect output-dangling-symlink '^link ' sh -c "[ -L '$W/o/dangling.folded' ] && cmp '$W/o.want' '$W/o2/created.folded' && echo link ok"
+# failures: bad input through a symlink, a write error (file size limit 0: EFBIG) after the
+# temporary was created, a directory that cannot take the temporary file
+ln -s ../o2/never.folded "$W/o/never.folded"
+golden output-failure-leaves-nothing sh -c "$SM export $K --format folded -o '$W/o/never.folded' $XM $T;
+	echo exit \$?; $SM export $K --format folded -o '$W/o/link.folded' $XM $T; echo exit \$?;
+	(trap '' XFSZ; ulimit -f 0; $SM export $K --format folded -o '$W/o/link.folded' $XM $X 2>&1;
+	echo exit \$?) | cat;
+	ls '$W/o' '$W/o2'; cmp '$W/o.want' '$W/o2/real.folded' && echo target unchanged"
+golden output-err-no-dir $SM export $K --format folded -o "$W/nodir/x.folded" $XM $X
 
 # --- fuzz corpus replay (plain main) ------------------------------------------------------
 for t in smbin:bin trace:trace export:trace tracedat:dat; do
