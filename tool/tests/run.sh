@@ -578,6 +578,30 @@ golden output-failure-leaves-nothing sh -c "$SM export $K --format folded -o '$W
 	echo exit \$?) | cat;
 	ls '$W/o' '$W/o2'; cmp '$W/o.want' '$W/o2/real.folded' && echo target unchanged"
 golden output-err-no-dir $SM export $K --format folded -o "$W/nodir/x.folded" $XM $X
+# record owns -o DIR: an earlier recording there moves to DIR.old (an older DIR.old is
+# replaced), anything record did not write makes it refuse (exit 2) and touch nothing
+RK="--kallsyms tests/fixtures/kallsyms"
+sh tests/fake_tracefs.sh "$F" $D/stack_map_bin
+$SM --tracefs "$F" record -F both -e sched -o "$W/own" $RK -- true >/dev/null 2>&1
+sh tests/fake_tracefs.sh "$F" $D/stack_map_bin
+golden record-dir-moved-aside sh -c "$SM --tracefs $F record -F dat -e sched -o $W/own $RK -- true >/dev/null;
+	echo exit \$?; ls $W/own $W/own.old"
+sh tests/fake_tracefs.sh "$F" $D/stack_map_bin
+golden record-dir-old-replaced sh -c "$SM --tracefs $F record -F text -e sched -o $W/own $RK -- true >/dev/null;
+	echo exit \$?; ls $W/own $W/own.old"
+mkdir -p "$W/foreign" && echo mine >"$W/foreign/notes.txt" && : >"$W/foreign/trace"
+golden record-dir-foreign sh -c "$SM --tracefs $F record -o $W/foreign $RK -- true; echo exit \$?;
+	ls $W/foreign; sh tests/run_state.sh $F"
+echo mine >"$W/own.old/notes.txt"
+golden record-dir-foreign-old sh -c "$SM --tracefs $F record -o $W/own $RK -- true; echo exit \$?;
+	ls $W/own $W/own.old"
+mkdir -p "$W/emptyout"
+expect record-dir-empty-used '^trace$' sh -c "$SM --tracefs $F record -F text -o $W/emptyout $RK -- true >/dev/null 2>$W/empty.err &&
+	! [ -s $W/empty.err ] && ! [ -e $W/emptyout.old ] && ls $W/emptyout | grep -x trace"
+# no tracefs: a missing directory, or one that is not a tracefs (the empty mount point)
+golden record-err-no-tracefs $SM --tracefs "$W/no-tracefs" record -o "$W/rec" -- true
+mkdir -p "$W/empty-tracefs"
+golden record-err-not-tracefs $SM --tracefs "$W/empty-tracefs" record -o "$W/rec" -- true
 
 # --- fuzz corpus replay (plain main) ------------------------------------------------------
 for t in smbin:bin trace:trace export:trace tracedat:dat; do
