@@ -684,6 +684,9 @@ int cmd_record(int argc, char **argv)
 			goto out_sig;
 		}
 	}
+	/* the wall-clock reference (trace.dat option DATE); without one the file has none */
+	if (format & REC_DAT)
+		(void)rdat_measure_date(&rd);
 	status = rec_run(argv + optind, stream ? &rd : NULL);
 	tracefs_trace_off(NULL);
 	if (status < 0) {

@@ -602,6 +602,22 @@ expect record-dir-empty-used '^trace$' sh -c "$SM --tracefs $F record -F text -o
 golden record-err-no-tracefs $SM --tracefs "$W/no-tracefs" record -o "$W/rec" -- true
 mkdir -p "$W/empty-tracefs"
 golden record-err-not-tracefs $SM --tracefs "$W/empty-tracefs" record -o "$W/rec" -- true
+# record stores a wall-clock reference as trace-cmd's DATE option (realtime - trace clock, in
+# microseconds): trace-cmd report shows wall-clock times, --nodate the trace clock's. The fake
+# tracefs says [local], taken as CLOCK_MONOTONIC_RAW.
+sh tests/fake_tracefs.sh "$F" $D/stack_map_bin
+$SM --tracefs "$F" record -F dat -e sched -o "$W/recdate" $RK -- true >/dev/null 2>&1
+if [ "$tag" = build ] && command -v trace-cmd >/dev/null 2>&1; then
+	expect record-dat-date-option '^0x[0-9a-f]+$' sh -c "trace-cmd dump --options -i '$W/recdate/trace.dat' 2>&1 |
+		grep -A1 'Option DATE' | tail -1"
+	trace-cmd report -i "$W/recdate/trace.dat" 2>/dev/null | awk 'NR == 2 {sub(":", "", $3); print $3}' >"$W/date.wall"
+	trace-cmd report --nodate -i "$W/recdate/trace.dat" 2>/dev/null | awk 'NR == 2 {sub(":", "", $3); print $3}' >"$W/date.raw"
+	expect record-dat-date-wall-clock 'wall clock ok' python3 -c 'import sys, time
+wall, raw = (float(open(f).read()) for f in sys.argv[1:3])
+want = time.time() - time.clock_gettime(time.CLOCK_MONOTONIC_RAW)
+print("wall clock ok" if abs(wall - raw - want) < 5 else "off by %.3f s" % (wall - raw - want))' \
+		"$W/date.wall" "$W/date.raw"
+fi
 
 # --- fuzz corpus replay (plain main) ------------------------------------------------------
 for t in smbin:bin trace:trace export:trace tracedat:dat; do
