@@ -618,6 +618,15 @@ want = time.time() - time.clock_gettime(time.CLOCK_MONOTONIC_RAW)
 print("wall clock ok" if abs(wall - raw - want) < 5 else "off by %.3f s" % (wall - raw - want))' \
 		"$W/date.wall" "$W/date.raw"
 fi
+# pprof: every sample's root frame is its event type ("[event TYPE]", no mapping; also checked
+# by check_pprof.py above), so allocation and scheduling stacks never share a node; time_nanos
+# is wall-clock time when the profile knows the offset (unit level: tests/expwall.c)
+if command -v go >/dev/null 2>&1; then
+	GP="env HOME=$W GOCACHE=$W/gocache go tool pprof"
+	expect pprof-event-roots '^ +0 +0% +[0-9.]+% +5 62\.50%  \[event sched_switch\]$' $GP -top "$W/a.pb.gz"
+	"$B/expwall" pprof 1767225600000000000 $X "$W/basic.bin" >"$W/wall.pb.gz" 2>/dev/null
+	expect pprof-wall-clock '^Time: Jan 1, 2026 at 12:00am \(UTC\)$' $GP -top "$W/wall.pb.gz"
+fi
 
 # --- fuzz corpus replay (plain main) ------------------------------------------------------
 for t in smbin:bin trace:trace export:trace tracedat:dat; do
