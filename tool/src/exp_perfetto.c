@@ -16,7 +16,13 @@
  *     thread scheduling tracks from them);
  *  4. one PerfSample packet per stack reference (timestamp, cpu, pid, tid, callstack,
  *     MODE_KERNEL; flag SEQ_NEEDS_INCREMENTAL_STATE): the timeline of the recorded events,
- *     and the flame graph of any selected range.
+ *     and the flame graph of any selected range;
+ *  5. per task with a stack reference a TrackDescriptor (uuid PT_TRACK_UUID + pid, its
+ *     ThreadDescriptor pid/tid/name, so the UI puts the track in the thread's place; uuid
+ *     PT_TRACK_NOTASK for references without a task), and per stack reference a TrackEvent
+ *     TYPE_INSTANT on it, named by the event type, with callstack_iid: clicking the event
+ *     in ui.perfetto.dev shows its stack. Interned ids (strings, frames, callstacks,
+ *     mappings) start at 1: 0 means "none" to Perfetto.
  * Events without a timestamp cannot be placed on a timeline and are left out.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -35,10 +41,21 @@
 #define PT_INTERNED	 12
 #define PT_SEQ_FLAGS	 13
 #define PT_PERF_SAMPLE	 66
-#define PT_SEQ_CLEARED	 1
-#define PT_SEQ_NEEDS	 2
-#define PT_SEQ		 1
-#define PT_BUNDLE	 4096 /* sched_switch events per FtraceEventBundle packet */
+#define PT_TRACK_EVENT	 11
+#define PT_TRACK_DESC	 60
+/* TrackEvent (track_event.proto): type 9, track_uuid 11, name 23, callstack_iid 56 */
+#define TE_TYPE		 9
+#define TE_TRACK_UUID	 11
+#define TE_NAME		 23
+#define TE_CALLSTACK_IID 56
+#define TE_TYPE_INSTANT	 3
+/* TrackDescriptor: uuid 1, name 2, thread 4; ThreadDescriptor: pid 1, tid 2, thread_name 5 */
+#define PT_TRACK_UUID	0x53540000000000ull /* + pid */
+#define PT_TRACK_NOTASK (PT_TRACK_UUID - 1)
+#define PT_SEQ_CLEARED	1
+#define PT_SEQ_NEEDS	2
+#define PT_SEQ		1
+#define PT_BUNDLE	4096 /* sched_switch events per FtraceEventBundle packet */
 
 /*
  * Append @pkt as one Trace.packet to @out (a struct pb used as an output buffer), writing
@@ -99,14 +116,16 @@ static int pt_task_eq(const void *ctx, uint32_t idx, const void *key)
 	return ((const struct pt_tasks *)ctx)->v[idx].pid == *(const int32_t *)key;
 }
 
-static int pt_task_add(struct pt_tasks *t, int32_t pid, int32_t tgid, uint32_t comm)
+/* Add task @pid to @t once (pids below @min_pid are skipped). */
+static int pt_task_add_min(struct pt_tasks *t, int32_t pid, int32_t tgid, uint32_t comm,
+			   int32_t min_pid)
 {
 	uint64_t h = pt_task_hash(pid);
 	uint32_t idx;
 	size_t j;
 	int ret;
 
-	if (pid <= 0)
+	if (pid < min_pid)
 		return 0;
 	ret = htab_reserve(&t->idx);
 	if (ret)
@@ -133,6 +152,16 @@ static int pt_task_add(struct pt_tasks *t, int32_t pid, int32_t tgid, uint32_t c
 	return 0;
 }
 
+static int pt_task_add(struct pt_tasks *t, int32_t pid, int32_t tgid, uint32_t comm)
+{
+	return pt_task_add_min(t, pid, tgid, comm, 1);
+}
+
+static uint64_t pt_track_uuid(int32_t pid)
+{
+	return pid < 0 ? PT_TRACK_NOTASK : PT_TRACK_UUID + (uint32_t)pid;
+}
+
 struct pt_cs {
 	uint32_t root, stack;
 };
@@ -151,7 +180,8 @@ int ex_write_perfetto(struct pf *p, const struct ex_opts *o, FILE *f)
 	uint64_t *map_lo = NULL, *map_hi = NULL;
 	uint8_t *str_used = NULL, *loc_used = NULL, *root_used = NULL;
 	struct pt_cs *cs = NULL;
-	struct pt_tasks tasks = {0};
+	struct pt_tasks tasks = {0}, tracks = {0};
+	int notask = 0;
 	struct htab cs_idx;
 	size_t *order = NULL, *first = NULL;
 	size_t ncs = 0, nmaps = 0, i, k, nsw;
@@ -164,6 +194,7 @@ int ex_write_perfetto(struct pf *p, const struct ex_opts *o, FILE *f)
 	pb_init(&sub);
 	pb_init(&hdr);
 	htab_init(&tasks.idx, 256);
+	htab_init(&tracks.idx, 256);
 	htab_init(&cs_idx, 0);
 	s_kernel = pf_intern(p, "[kernel.kallsyms]", strlen("[kernel.kallsyms]"));
 	if (s_kernel < 0)
@@ -447,6 +478,59 @@ int ex_write_perfetto(struct pf *p, const struct ex_opts *o, FILE *f)
 		if (ret)
 			goto out;
 	}
+
+	/* 5. thread tracks and an instant per stack reference carrying its callstack */
+	ret = -ENOMEM;
+	for (i = 0; i < p->nevents; i++) {
+		const struct pf_event *e = &p->events[i];
+
+		if (e->ts_ns == EV_TS_NONE)
+			continue;
+		if (e->pid < 0)
+			notask = 1;
+		else if (pt_task_add_min(&tracks, e->pid, e->tgid, p->samples[e->sample].comm, 0))
+			goto out;
+	}
+	for (i = 0; i < tracks.n + (size_t)notask; i++) {
+		const struct pt_task *t = i < tracks.n ? &tracks.v[i] : NULL;
+
+		pb_reset(&pkt);
+		pb_uint(&pkt, PT_TIMESTAMP, p->ts_min == EV_TS_NONE ? 0 : p->ts_min);
+		pb_uint(&pkt, PT_SEQ_ID, PT_SEQ);
+		pb_reset(&msg);
+		pb_uint(&msg, 1, pt_track_uuid(t ? t->pid : -1));
+		pb_str(&msg, 2, t ? pf_str(p, t->comm) : "(no task)");
+		if (t) {
+			pb_reset(&sub);
+			pb_int(&sub, 1, t->tgid);
+			pb_int(&sub, 2, t->pid);
+			pb_str(&sub, 5, pf_str(p, t->comm));
+			pb_msg(&msg, 4, &sub);
+		}
+		pb_msg(&pkt, PT_TRACK_DESC, &msg);
+		ret = pt_emit(f, &pkt, &hdr, 0);
+		if (ret)
+			goto out;
+	}
+	for (i = 0; i < p->nevents; i++) {
+		const struct pf_event *e = &p->events[i];
+
+		if (e->ts_ns == EV_TS_NONE)
+			continue;
+		pb_reset(&pkt);
+		pb_uint(&pkt, PT_TIMESTAMP, e->ts_ns);
+		pb_uint(&pkt, PT_SEQ_ID, PT_SEQ);
+		pb_uint(&pkt, PT_SEQ_FLAGS, PT_SEQ_NEEDS);
+		pb_reset(&msg);
+		pb_uint(&msg, TE_TYPE, TE_TYPE_INSTANT);
+		pb_uint(&msg, TE_TRACK_UUID, pt_track_uuid(e->pid));
+		pb_str(&msg, TE_NAME, pf_str(p, p->samples[e->sample].type));
+		pb_uint(&msg, TE_CALLSTACK_IID, cs_of_sample[e->sample]);
+		pb_msg(&pkt, PT_TRACK_EVENT, &msg);
+		ret = pt_emit(f, &pkt, &hdr, 0);
+		if (ret)
+			goto out;
+	}
 	ret = pt_emit(f, NULL, &hdr, 1);
 	if (!ret && ferror(f))
 		ret = -EIO;
@@ -467,6 +551,8 @@ out:
 	free(map_hi);
 	free(tasks.v);
 	htab_free(&tasks.idx);
+	free(tracks.v);
+	htab_free(&tracks.idx);
 	free(order);
 	free(first);
 	return ret;

@@ -627,6 +627,13 @@ if command -v go >/dev/null 2>&1; then
 	"$B/expwall" pprof 1767225600000000000 $X "$W/basic.bin" >"$W/wall.pb.gz" 2>/dev/null
 	expect pprof-wall-clock '^Time: Jan 1, 2026 at 12:00am \(UTC\)$' $GP -top "$W/wall.pb.gz"
 fi
+# Perfetto: every stack reference is also a TrackEvent instant on its thread's track with the
+# callstack_iid of its stack (tests/check_perfetto.py checks them against the perf samples)
+if command -v protoc >/dev/null 2>&1; then
+	expect perfetto-instants '^instant [0-9]+ TYPE_INSTANT track=[0-9]+ kmem_cache_alloc callstack=[1-9][0-9]* kmem_cache_alloc;' \
+		python3 tests/check_perfetto.py "$W/t.decoded"
+	expect perfetto-thread-tracks '^track [0-9]+ tid=200 pid=200 cat$' python3 tests/check_perfetto.py "$W/t.decoded"
+fi
 
 # --- fuzz corpus replay (plain main) ------------------------------------------------------
 for t in smbin:bin trace:trace export:trace tracedat:dat; do
