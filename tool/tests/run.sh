@@ -634,6 +634,34 @@ if command -v protoc >/dev/null 2>&1; then
 		python3 tests/check_perfetto.py "$W/t.decoded"
 	expect perfetto-thread-tracks '^track [0-9]+ tid=200 pid=200 cat$' python3 tests/check_perfetto.py "$W/t.decoded"
 fi
+# KernelShark's one-line form of the plugin (kept in this section, next to nothing else of
+# the plugin tests, for clean merges): -O stackmap:oneline=1 or STACKMAP_ONELINE=1
+if [ "$tag" = build ] && command -v trace-cmd >/dev/null 2>&1; then
+	export TRACEEVENT_PLUGIN_DIR=$B
+	trace-cmd report -O stackmap:oneline=1 -i $D/trace.dat >"$W/tc1" 2>"$W/tc1err"
+	ids=$(grep -c 'kernel_stack_id: *<stack_id' "$W/tc1")
+	one=$(grep -cE 'kernel_stack_id: *<stack_id [0-9]+> [^ ].*$' "$W/tc1")
+	if [ "$ids" -gt 0 ] && [ "$ids" = "$one" ] && ! grep -q '^=> ' "$W/tc1" && [ ! -s "$W/tc1err" ]; then
+		ok "plugin-oneline ($ids id events on one line)"
+	else
+		ko "plugin-oneline ($ids id events, $one on one line)"
+		grep -m3 -A1 'kernel_stack_id' "$W/tc1"
+	fi
+	# the first id's frames, innermost first, are the ones dump gives
+	id=$(grep -m1 -o 'kernel_stack_id: *<stack_id [0-9]*' "$W/tc1" | grep -o '[0-9]*$')
+	grep -m1 "<stack_id $id> " "$W/tc1" | sed "s/.*<stack_id $id> //" | sed 's/ <- /\n/g' >"$W/one-frames"
+	$SM dump $D/trace.dat | awk -v id="$id" '$1 == "stack_id" {on = $2 == id; next}
+		on && /^  \[/ {sub(/\+.*/, "", $2); print $2}' >"$W/one-dump"
+	if [ -s "$W/one-frames" ] && cmp -s "$W/one-frames" "$W/one-dump"; then
+		ok "plugin-oneline-frames (stack_id $id)"
+	else
+		ko "plugin-oneline-frames (stack_id $id)"
+		diff "$W/one-dump" "$W/one-frames" | head -5
+	fi
+	STACKMAP_ONELINE=1 trace-cmd report -i $D/trace.dat 2>&1 | cmp -s - "$W/tc1" && ok plugin-oneline-env ||
+		ko plugin-oneline-env
+	unset TRACEEVENT_PLUGIN_DIR
+fi
 
 # --- fuzz corpus replay (plain main) ------------------------------------------------------
 for t in smbin:bin trace:trace export:trace tracedat:dat; do
