@@ -6,6 +6,11 @@
  *
  * reads TRACE (trace text) with the stack_map_bin MAP and no symbols, sets the profile's
  * wall-clock offset (pf.have_wall, pf.wall_offset_ns) and writes the format to stdout.
+ *
+ *   expwall date FILE.dat
+ *
+ * prints what the trace.dat reader gives for trace-cmd's DATE option (td_file.have_date and
+ * date_offset_ns).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -13,6 +18,7 @@
 #include <string.h>
 
 #include "export.h"
+#include "tracedat.h"
 
 int main(int argc, char **argv)
 {
@@ -26,6 +32,20 @@ int main(int argc, char **argv)
 	size_t tlen, blen;
 	int ret;
 
+	if (argc == 3 && !strcmp(argv[1], "date")) {
+		struct td_file td;
+		struct td_err err = {0};
+
+		ret = td_open_file(&td, argv[2], &err);
+		if (!ret && td.have_date)
+			printf("date offset %lld ns\n", (long long)td.date_offset_ns);
+		else if (!ret)
+			printf("no date\n");
+		else
+			fprintf(stderr, "expwall: %s: %s\n", argv[2], strerror(-ret));
+		td_close(&td);
+		return ret ? 1 : 0;
+	}
 	if (argc != 5 || (strcmp(argv[1], "pprof") && strcmp(argv[1], "perfetto"))) {
 		fprintf(stderr, "usage: expwall pprof|perfetto OFFSET_NS TRACE MAP\n");
 		return 2;

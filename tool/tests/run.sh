@@ -617,6 +617,10 @@ wall, raw = (float(open(f).read()) for f in sys.argv[1:3])
 want = time.time() - time.clock_gettime(time.CLOCK_MONOTONIC_RAW)
 print("wall clock ok" if abs(wall - raw - want) < 5 else "off by %.3f s" % (wall - raw - want))' \
 		"$W/date.wall" "$W/date.raw"
+	# the reader (td_file.have_date) gives the offset trace-cmd stores, in nanoseconds
+	us=$(trace-cmd dump --options -i "$W/recdate/trace.dat" 2>&1 | grep -A1 'Option DATE' | tail -1)
+	expect record-dat-date-reader "^date offset $((us))000 ns\$" "$B/expwall" date "$W/recdate/trace.dat"
+	expect dat-no-date '^no date$' "$B/expwall" date $D/trace.dat
 fi
 # pprof: every sample's root frame is its event type ("[event TYPE]", no mapping; also checked
 # by check_pprof.py above), so allocation and scheduling stacks never share a node; time_nanos
