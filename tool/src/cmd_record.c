@@ -488,31 +488,48 @@ static int rec_dir_check(const char *dir, bool remove)
 /*
  * -o DIR belongs to record: an earlier recording in it moves to DIR.old (replacing an older
  * DIR.old, as perf does with perf.data.old), so no file of an earlier run stays in DIR; a
- * directory (or a DIR.old) with anything else in it is refused. Then DIR exists and is empty.
+ * directory (or a DIR.old) with anything else in it is refused.
+ * rec_check_dir() runs before tracefs is touched: Return: -1 after a message (refused), 0 when
+ * DIR is ready (created if missing, or empty), 1 when an earlier recording must move first;
+ * rec_move_dir() then moves it once the set-up succeeded, so a failed set-up leaves it in place.
  */
-static int rec_prepare_dir(const char *dir)
+static int rec_dir_old(const char *dir, char *old, size_t size)
+{
+	size_t len = strlen(dir);
+
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	snprintf(old, size, "%.*s.old", (int)len, dir);
+	return rec_dir_check(old, false);
+}
+
+static int rec_check_dir(const char *dir)
 {
 	char old[4096];
-	size_t len = strlen(dir);
-	int r;
+	int r = rec_dir_check(dir, false);
 
-	r = rec_dir_check(dir, false);
-	if (r < 0)
+	if (r > 0)
+		return rec_dir_old(dir, old, sizeof(old)) < 0 ? -1 : 1;
+	if (r == 0 && mkdir(dir, 0755) && errno != EEXIST) {
+		sm_err("record: cannot create %s: %s", dir, strerror(errno));
 		return -1;
-	if (r > 0) {
-		while (len > 1 && dir[len - 1] == '/')
-			len--;
-		snprintf(old, sizeof(old), "%.*s.old", (int)len, dir);
-		r = rec_dir_check(old, false);
-		if (r < 0 || (r > 0 && rec_dir_check(old, true) < 0))
-			return -1;
-		if ((rmdir(old) && errno != ENOENT) || rename(dir, old)) {
-			sm_err("record: cannot move %s to %s: %s", dir, old, strerror(errno));
-			return -1;
-		}
-		sm_err("record: moved the earlier recording in %s to %s", dir, old);
 	}
-	if (mkdir(dir, 0755) && errno != EEXIST) {
+	return r;
+}
+
+static int rec_move_dir(const char *dir)
+{
+	char old[4096];
+	int r = rec_dir_old(dir, old, sizeof(old));
+
+	if (r < 0 || (r > 0 && rec_dir_check(old, true) < 0))
+		return -1;
+	if ((rmdir(old) && errno != ENOENT) || rename(dir, old)) {
+		sm_err("record: cannot move %s to %s: %s", dir, old, strerror(errno));
+		return -1;
+	}
+	sm_err("record: moved the earlier recording in %s to %s", dir, old);
+	if (mkdir(dir, 0755)) {
 		sm_err("record: cannot create %s: %s", dir, strerror(errno));
 		return -1;
 	}
@@ -557,7 +574,7 @@ int cmd_record(int argc, char **argv)
 	struct rdat rd = {0};
 	int stream = 0, format = 0, rd_open = 0; /* 0: the default for the mode */
 	unsigned long bufsize = 0;
-	int ret = SM_EXIT_USAGE, c, status;
+	int ret = SM_EXIT_USAGE, c, status, move_dir;
 	char *dircopy = NULL;
 	size_t i;
 
@@ -657,7 +674,8 @@ int cmd_record(int argc, char **argv)
 		sm_err("this kernel has no stackmap support (no options/stackmap in %s)", tdir);
 		goto out;
 	}
-	if (rec_prepare_dir(outdir))
+	move_dir = rec_check_dir(outdir);
+	if (move_dir < 0)
 		goto out;
 
 	memset(&sa, 0, sizeof(sa));
@@ -670,6 +688,10 @@ int cmd_record(int argc, char **argv)
 	if (rec_apply(&st, bufsize) || rec_signal) {
 		if (rec_signal)
 			sm_err("record: interrupted by signal %d during set-up", (int)rec_signal);
+		rec_restore(&st);
+		goto out_sig;
+	}
+	if (move_dir && rec_move_dir(outdir)) {
 		rec_restore(&st);
 		goto out_sig;
 	}
