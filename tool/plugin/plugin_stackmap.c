@@ -12,6 +12,13 @@
  * trace.dat being read (found from the command line of trace-cmd report or kernelshark).
  * Symbols come from the tep handle, i.e. the kallsyms saved in the trace.dat. Without a map
  * the plugin says so once on stderr and prints the bare id.
+ *
+ * KernelShark shows each event's info as one line, where the "=> frame" lines overlap. The
+ * one-line form (plugin option "stackmap:oneline", trace-cmd report -O stackmap:oneline=1, or
+ * STACKMAP_ONELINE=1 in the environment, which KernelShark passes on) prints the frames on
+ * the event's line, innermost first, joined by " <- ":
+ *
+ *   kernel_stack_id:      <stack_id 42> schedule <- schedule_timeout <- ffffffff81e40b7e
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -33,6 +40,13 @@ struct tep_plugin_option TEP_PLUGIN_OPTIONS[] = {
 		.description = "stack_map_bin that resolves the stack ids (default: $STACKMAP_MAP, "
 			       "or stack_map_bin next to the trace.dat)",
 		.value = "", /* non-NULL: a string option */
+	},
+	{
+		.name = "oneline",
+		.plugin_alias = "stackmap",
+		.description = "print the frames on the event's line, innermost first, joined by "
+			       "' <- ' (for KernelShark; also $STACKMAP_ONELINE=1)",
+		.value = NULL, /* NULL: a boolean option, in .set */
 	},
 	{.name = NULL},
 };
@@ -135,12 +149,23 @@ static const struct smbin_stack *pm_find(uint32_t id)
 	return NULL;
 }
 
+/* The one-line form: the plugin option, else STACKMAP_ONELINE (non-empty, not "0"). */
+static int pm_oneline(void)
+{
+	const char *env = getenv("STACKMAP_ONELINE");
+
+	if (TEP_PLUGIN_OPTIONS[1].set)
+		return 1;
+	return env && *env && strcmp(env, "0") != 0;
+}
+
 static int pm_handler(struct trace_seq *s, struct tep_record *record, struct tep_event *event,
 		      void *context)
 {
 	const struct smbin_stack *st;
 	unsigned long long val;
 	uint32_t i;
+	int oneline;
 
 	(void)context;
 	if (tep_get_field_val(s, event, "stack_id", record, &val, 1))
@@ -155,19 +180,22 @@ static int pm_handler(struct trace_seq *s, struct tep_record *record, struct tep
 		trace_seq_puts(s, " (missing from the map)");
 		return 0;
 	}
+	oneline = pm_oneline();
 	for (i = 0; i < st->nr; i++) {
 		unsigned long long addr = st->ips[i];
-		const char *func;
+		const char *func, *sep = oneline ? (i ? " <- " : " ") : "\n=> ";
 
 		if (addr == SMBIN_TRAMPOLINE) {
-			trace_seq_puts(s, "\n=> [FTRACE TRAMPOLINE]");
+			trace_seq_printf(s, "%s[FTRACE TRAMPOLINE]", sep);
 			continue;
 		}
 		func = tep_find_function(event->tep, addr);
-		if (func)
-			trace_seq_printf(s, "\n=> %s (%llx)", func, addr);
+		if (func && oneline)
+			trace_seq_printf(s, "%s%s", sep, func);
+		else if (func)
+			trace_seq_printf(s, "%s%s (%llx)", sep, func, addr);
 		else
-			trace_seq_printf(s, "\n=> %llx", addr);
+			trace_seq_printf(s, "%s%llx", sep, addr);
 	}
 	return 0;
 }

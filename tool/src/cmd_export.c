@@ -4,12 +4,13 @@
  * trace or an interactive SVG flame graph. stackmap diff: compare two recordings by frames.
  *
  * The whole input is read and checked before anything is written; the output goes to a
- * temporary file next to -o FILE that is renamed over it only when complete, so a failed
- * export leaves no partial file.
+ * temporary file next to -o FILE's final target that is renamed over it only when complete
+ * (outfile.h), so a failed export leaves no partial file.
  */
 #define _GNU_SOURCE
 #include "export.h"
 #include "input.h"
+#include "outfile.h"
 #include "stackmap.h"
 
 #include <errno.h>
@@ -57,6 +58,11 @@ static int ex_load(const char *cmd, const char *input, const char *map_opt,
 		sm_err("%s: %s", cmd, strerror(-ret));
 		return SM_EXIT_USAGE;
 	}
+	if (x->in.kind == IN_DAT && x->in.td.have_date) {
+		/* the recording's wall-clock reference (trace-cmd's DATE option) */
+		x->pf.have_wall = 1;
+		x->pf.wall_offset_ns = x->in.td.date_offset_ns;
+	}
 	ret = in_feed(&x->in, pf_add_record, &x->pf);
 	if (ret)
 		return ret;
@@ -64,90 +70,35 @@ static int ex_load(const char *cmd, const char *input, const char *map_opt,
 	return 0;
 }
 
-/*
- * Output through a temporary file renamed at the end ("-" or no -o: standard output). A path
- * that exists and is not a regular file (/dev/null, a FIFO, a terminal) is written directly:
- * renaming over it would replace the device node with a regular file.
- */
+/* Output: -o FILE as a redirection, written atomically (outfile.h); "-" or none: stdout. */
 struct ex_out {
-	const char *path;
-	char *tmp;
+	struct sm_outfile of;
 	FILE *f;
-	int direct;
 };
 
 static int ex_out_open(struct ex_out *o, const char *path)
 {
-	struct stat st;
-	int fd;
+	int ret = sm_outfile_open(&o->of, path);
 
-	memset(o, 0, sizeof(*o));
-	o->path = path;
-	if (!path || strcmp(path, "-") == 0) {
-		o->f = stdout;
-		return 0;
-	}
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		o->f = fopen(path, "w");
-		if (!o->f) {
-			sm_err("%s: %s", path, strerror(errno));
-			return SM_EXIT_USAGE;
-		}
-		o->direct = 1;
-		return 0;
-	}
-	o->tmp = malloc(strlen(path) + 16);
-	if (!o->tmp)
-		return SM_EXIT_USAGE;
-	sprintf(o->tmp, "%s.tmp-XXXXXX", path);
-	fd = mkstemp(o->tmp);
-	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
-		sm_err("%s: cannot create a temporary file next to it: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		free(o->tmp);
-		o->tmp = NULL;
+	o->f = o->of.f;
+	if (ret) {
+		sm_err("%s: %s", o->of.err_path, strerror(-ret));
 		return SM_EXIT_USAGE;
 	}
-	fchmod(fd, 0644);
 	return 0;
 }
 
 static int ex_out_close(struct ex_out *o, int ok)
 {
-	int ret = 0;
+	int ret = sm_outfile_close(&o->of, ok);
 
-	if (o->direct) {
-		int bad = ferror(o->f);
-
-		if ((fclose(o->f) || bad) && ok) {
-			sm_err("%s: write failed", o->path);
-			return SM_EXIT_USAGE;
-		}
+	if (!ret)
 		return 0;
-	}
-	if (!o->tmp) {
-		if (fflush(o->f) || ferror(o->f)) {
-			sm_err("write to standard output failed");
-			return SM_EXIT_USAGE;
-		}
-		return 0;
-	}
-	if (fclose(o->f) && ok) {
-		sm_err("%s: %s", o->tmp, strerror(errno));
-		ok = 0;
-		ret = SM_EXIT_USAGE;
-	}
-	if (ok && rename(o->tmp, o->path)) {
-		sm_err("%s: %s", o->path, strerror(errno));
-		ret = SM_EXIT_USAGE;
-		ok = 0;
-	}
-	if (!ok)
-		unlink(o->tmp);
-	free(o->tmp);
-	o->tmp = NULL;
-	return ret;
+	if (o->of.path)
+		sm_err("%s: write failed: %s", o->of.err_path, strerror(-ret));
+	else
+		sm_err("write to standard output failed");
+	return SM_EXIT_USAGE;
 }
 
 static int ex_parse_by(const char *s, enum ex_by *by)

@@ -8,6 +8,7 @@
 #include "record_dat.h"
 #include "stackmap.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -24,6 +25,7 @@
 
 #define REC_DEFAULT_DIR	   "stackmap.data"
 #define REC_DEFAULT_EVENT  "sched:sched_switch"
+#define REC_MOUNT_HINT	   "is tracefs mounted? (mount -t tracefs nodev /sys/kernel/tracing)"
 #define REC_ESTALE_RETRIES 5
 #define REC_POLL_NS	   (20 * 1000 * 1000) /* streaming: pause when every CPU was empty */
 #define REC_WAIT_NS	   (10 * 1000 * 1000) /* otherwise: how often the command is checked */
@@ -424,6 +426,116 @@ static bool rec_exists(const char *dir, const char *name)
 	return access(path, F_OK) == 0;
 }
 
+/*
+ * The names a recording leaves in -o DIR, and the temporaries of an interrupted one
+ * (record_dat.c): a directory that holds only these (regular files) was written by record.
+ */
+static bool rec_own_name(const char *name)
+{
+	static const char *const names[] = {"trace",	      "trace.dat", "stack_map_bin",
+					    "stack_map_stat", "kallsyms",  "cpu_stats",
+					    ".trace.dat.tmp"};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return !strncmp(name, ".stackmap-cpu.", 14);
+}
+
+/*
+ * Return: 0 when @dir does not exist or is empty, 1 when it holds only what record writes, -1
+ * after a message naming the first entry record did not write (or why @dir cannot be read).
+ * With @remove, record's files are unlinked as they are seen (call it only after a check).
+ */
+static int rec_dir_check(const char *dir, bool remove)
+{
+	char path[4096];
+	struct dirent *de;
+	struct stat st;
+	int n = 0;
+	DIR *d;
+
+	d = opendir(dir);
+	if (!d) {
+		if (errno == ENOENT)
+			return 0;
+		sm_err("record: %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (!rec_own_name(de->d_name) || lstat(path, &st) || !S_ISREG(st.st_mode)) {
+			sm_err("record: %s was not written by stackmap record: not touching %s "
+			       "(remove it or choose another -o DIR)",
+			       path, dir);
+			closedir(d);
+			return -1;
+		}
+		if (remove && unlink(path)) {
+			sm_err("record: cannot remove %s: %s", path, strerror(errno));
+			closedir(d);
+			return -1;
+		}
+		n = 1;
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * -o DIR belongs to record: an earlier recording in it moves to DIR.old (replacing an older
+ * DIR.old, as perf does with perf.data.old), so no file of an earlier run stays in DIR; a
+ * directory (or a DIR.old) with anything else in it is refused.
+ * rec_check_dir() runs before tracefs is touched: Return: -1 after a message (refused), 0 when
+ * DIR is ready (created if missing, or empty), 1 when an earlier recording must move first;
+ * rec_move_dir() then moves it once the set-up succeeded, so a failed set-up leaves it in place.
+ */
+static int rec_dir_old(const char *dir, char *old, size_t size)
+{
+	size_t len = strlen(dir);
+
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	snprintf(old, size, "%.*s.old", (int)len, dir);
+	return rec_dir_check(old, false);
+}
+
+static int rec_check_dir(const char *dir)
+{
+	char old[4096];
+	int r = rec_dir_check(dir, false);
+
+	if (r > 0)
+		return rec_dir_old(dir, old, sizeof(old)) < 0 ? -1 : 1;
+	if (r == 0 && mkdir(dir, 0755) && errno != EEXIST) {
+		sm_err("record: cannot create %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	return r;
+}
+
+static int rec_move_dir(const char *dir)
+{
+	char old[4096];
+	int r = rec_dir_old(dir, old, sizeof(old));
+
+	if (r < 0 || (r > 0 && rec_dir_check(old, true) < 0))
+		return -1;
+	if ((rmdir(old) && errno != ENOENT) || rename(dir, old)) {
+		sm_err("record: cannot move %s to %s: %s", dir, old, strerror(errno));
+		return -1;
+	}
+	sm_err("record: moved the earlier recording in %s to %s", dir, old);
+	if (mkdir(dir, 0755)) {
+		sm_err("record: cannot create %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 static int rec_add_event(struct rec_state *st, const char *spec)
 {
 	const char *colon = strchr(spec, ':');
@@ -462,7 +574,7 @@ int cmd_record(int argc, char **argv)
 	struct rdat rd = {0};
 	int stream = 0, format = 0, rd_open = 0; /* 0: the default for the mode */
 	unsigned long bufsize = 0;
-	int ret = SM_EXIT_USAGE, c, status;
+	int ret = SM_EXIT_USAGE, c, status, move_dir;
 	char *dircopy = NULL;
 	size_t i;
 
@@ -536,6 +648,12 @@ int cmd_record(int argc, char **argv)
 		goto out;
 
 	if (sm_opts.tracefs) {
+		struct stat tst;
+
+		if (stat(sm_opts.tracefs, &tst) || !S_ISDIR(tst.st_mode)) {
+			sm_err("record: %s: no such directory; " REC_MOUNT_HINT, sm_opts.tracefs);
+			goto out;
+		}
 		dircopy = strdup(sm_opts.tracefs);
 		if (!dircopy || tracefs_set_tracing_dir(dircopy)) {
 			sm_err("record: cannot use tracefs directory %s", sm_opts.tracefs);
@@ -544,17 +662,21 @@ int cmd_record(int argc, char **argv)
 	}
 	tdir = tracefs_tracing_dir();
 	if (!tdir) {
-		sm_err("record: tracefs not found (mount it or pass --tracefs DIR)");
+		sm_err("record: tracefs not found; " REC_MOUNT_HINT);
+		goto out;
+	}
+	/* an empty mount point (/sys/kernel/tracing without tracefs) or any other directory */
+	if (!rec_exists(tdir, "tracing_on") || !rec_exists(tdir, "trace")) {
+		sm_err("record: %s: not a tracefs (no tracing_on); " REC_MOUNT_HINT, tdir);
 		goto out;
 	}
 	if (!rec_exists(tdir, "stack_map") || !rec_exists(tdir, "options/stackmap")) {
 		sm_err("this kernel has no stackmap support (no options/stackmap in %s)", tdir);
 		goto out;
 	}
-	if (mkdir(outdir, 0755) && errno != EEXIST) {
-		sm_err("record: cannot create %s: %s", outdir, strerror(errno));
+	move_dir = rec_check_dir(outdir);
+	if (move_dir < 0)
 		goto out;
-	}
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = rec_on_signal; /* no SA_RESTART: waitpid() must see EINTR */
@@ -569,6 +691,10 @@ int cmd_record(int argc, char **argv)
 		rec_restore(&st);
 		goto out_sig;
 	}
+	if (move_dir && rec_move_dir(outdir)) {
+		rec_restore(&st);
+		goto out_sig;
+	}
 	if (format & REC_DAT) {
 		int err = rdat_open(&rd, outdir);
 
@@ -580,6 +706,9 @@ int cmd_record(int argc, char **argv)
 			goto out_sig;
 		}
 	}
+	/* the wall-clock reference (trace.dat option DATE); without one the file has none */
+	if (format & REC_DAT)
+		(void)rdat_measure_date(&rd);
 	status = rec_run(argv + optind, stream ? &rd : NULL);
 	tracefs_trace_off(NULL);
 	if (status < 0) {

@@ -209,6 +209,22 @@ char *sm_sibling(const char *file, const char *name)
 	return p;
 }
 
+int sm_syms_check_map(const struct syms *s, const struct smbin_map *map)
+{
+	struct syms_match m = {0};
+	size_t i;
+
+	for (i = 0; i < map->nr; i++)
+		if (syms_mismatch(s, map->stacks[i].ips, map->stacks[i].nr, &m))
+			return 0;
+	if (!syms_match_suspect(&m))
+		return 0;
+	sm_err("warning: %zu of %zu frames resolve to no kernel symbol or lie more than 64 KiB "
+	       "into one: the symbols do not belong to this recording (another kernel or boot?)",
+	       m.unresolved + m.far, m.n);
+	return 1;
+}
+
 static char sm_map_error[512];
 
 void sm_map_error_flush(void)

@@ -16,7 +16,15 @@
  *     thread scheduling tracks from them);
  *  4. one PerfSample packet per stack reference (timestamp, cpu, pid, tid, callstack,
  *     MODE_KERNEL; flag SEQ_NEEDS_INCREMENTAL_STATE): the timeline of the recorded events,
- *     and the flame graph of any selected range.
+ *     and the flame graph of any selected range;
+ *  5. per task with a stack reference a TrackDescriptor (uuid PT_TRACK_UUID + pid, its
+ *     ThreadDescriptor pid/tid/name, so the UI puts the track in the thread's place; uuid
+ *     PT_TRACK_NOTASK for references without a task), written before the task's first
+ *     event, and per stack reference a TrackEvent TYPE_INSTANT on it, named by the event
+ *     type, with callstack_iid: clicking the event in ui.perfetto.dev shows its stack.
+ *     Interned ids (strings, frames, callstacks, mappings) start at 1: 0 means "none".
+ * The input is streamed: (1) after a first pass, (3), (4) and (5) as the second pass
+ * delivers the records, (2) at the end (ex_perfetto_start/sink/finish).
  * Events without a timestamp cannot be placed on a timeline and are left out.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -35,10 +43,21 @@
 #define PT_INTERNED	 12
 #define PT_SEQ_FLAGS	 13
 #define PT_PERF_SAMPLE	 66
-#define PT_SEQ_CLEARED	 1
-#define PT_SEQ_NEEDS	 2
-#define PT_SEQ		 1
-#define PT_BUNDLE	 4096 /* sched_switch events per FtraceEventBundle packet */
+#define PT_TRACK_EVENT	 11
+#define PT_TRACK_DESC	 60
+/* TrackEvent (track_event.proto): type 9, track_uuid 11, name 23, callstack_iid 56 */
+#define TE_TYPE		 9
+#define TE_TRACK_UUID	 11
+#define TE_NAME		 23
+#define TE_CALLSTACK_IID 56
+#define TE_TYPE_INSTANT	 3
+/* TrackDescriptor: uuid 1, name 2, thread 4; ThreadDescriptor: pid 1, tid 2, thread_name 5 */
+#define PT_TRACK_UUID	0x53540000000000ull /* + pid */
+#define PT_TRACK_NOTASK (PT_TRACK_UUID - 1)
+#define PT_SEQ_CLEARED	1
+#define PT_SEQ_NEEDS	2
+#define PT_SEQ		1
+#define PT_BUNDLE	4096 /* sched_switch events per FtraceEventBundle packet */
 
 /*
  * Append @pkt as one Trace.packet to @out (a struct pb used as an output buffer), writing
@@ -99,14 +118,16 @@ static int pt_task_eq(const void *ctx, uint32_t idx, const void *key)
 	return ((const struct pt_tasks *)ctx)->v[idx].pid == *(const int32_t *)key;
 }
 
-static int pt_task_add(struct pt_tasks *t, int32_t pid, int32_t tgid, uint32_t comm)
+/* Add task @pid to @t once (pids below @min_pid are skipped). */
+static int pt_task_add_min(struct pt_tasks *t, int32_t pid, int32_t tgid, uint32_t comm,
+			   int32_t min_pid)
 {
 	uint64_t h = pt_task_hash(pid);
 	uint32_t idx;
 	size_t j;
 	int ret;
 
-	if (pid <= 0)
+	if (pid < min_pid)
 		return 0;
 	ret = htab_reserve(&t->idx);
 	if (ret)
@@ -133,6 +154,16 @@ static int pt_task_add(struct pt_tasks *t, int32_t pid, int32_t tgid, uint32_t c
 	return 0;
 }
 
+static int pt_task_add(struct pt_tasks *t, int32_t pid, int32_t tgid, uint32_t comm)
+{
+	return pt_task_add_min(t, pid, tgid, comm, 1);
+}
+
+static uint64_t pt_track_uuid(int32_t pid)
+{
+	return pid < 0 ? PT_TRACK_NOTASK : PT_TRACK_UUID + (uint32_t)pid;
+}
+
 struct pt_cs {
 	uint32_t root, stack;
 };
@@ -151,6 +182,8 @@ struct pt_stream {
 	struct pb pkt, in, msg, sub, hdr;
 	uint32_t *cs_of_sample; /* sample -> callstack id (interned, from 1) */
 	struct pt_tasks tasks;
+	struct pt_tasks tracks; /* tasks whose TrackDescriptor is written */
+	int notask; /* the TrackDescriptor of references without a task is written */
 	struct pb *bundle; /* per CPU: sched_switch events not yet written */
 	size_t *nbundle, ncpus;
 	int ret; /* the first error */
@@ -168,6 +201,8 @@ static void pt_stream_free(struct pt_stream *s)
 	free(s->cs_of_sample);
 	free(s->tasks.v);
 	htab_free(&s->tasks.idx);
+	free(s->tracks.v);
+	htab_free(&s->tracks.idx);
 	for (i = 0; i < s->ncpus; i++)
 		pb_free(&s->bundle[i]);
 	free(s->bundle);
@@ -365,6 +400,7 @@ int ex_perfetto_start(struct pf *p, const struct ex_opts *o, FILE *f, struct pt_
 	pb_init(&s->sub);
 	pb_init(&s->hdr);
 	htab_init(&s->tasks.idx, 256);
+	htab_init(&s->tracks.idx, 256);
 	ret = pt_interned(s, o);
 	if (ret) {
 		pt_stream_free(s);
@@ -436,9 +472,46 @@ static int pt_switch(struct pt_stream *s, const struct pf_switch *w)
 	return ++s->nbundle[cpu] >= PT_BUNDLE ? pt_flush_bundle(s, cpu) : 0;
 }
 
+/* 5. the TrackDescriptor of @e's task, before its first event */
+static int pt_track(struct pt_stream *s, const struct pf_event *e)
+{
+	struct pf *p = s->p;
+	const struct pt_task *t = NULL;
+	size_t n = s->tracks.n;
+
+	if (e->pid < 0) {
+		if (s->notask)
+			return 0;
+		s->notask = 1;
+	} else {
+		if (pt_task_add_min(&s->tracks, e->pid, e->tgid, p->samples[e->sample].comm, 0))
+			return -ENOMEM;
+		if (s->tracks.n == n)
+			return 0;
+		t = &s->tracks.v[n];
+	}
+	pb_reset(&s->pkt);
+	pb_uint(&s->pkt, PT_TIMESTAMP, p->ts_min == EV_TS_NONE ? 0 : p->ts_min);
+	pb_uint(&s->pkt, PT_SEQ_ID, PT_SEQ);
+	pb_reset(&s->msg);
+	pb_uint(&s->msg, 1, pt_track_uuid(t ? t->pid : -1));
+	pb_str(&s->msg, 2, t ? pf_str(p, t->comm) : "(no task)");
+	if (t) {
+		pb_reset(&s->sub);
+		pb_int(&s->sub, 1, t->tgid);
+		pb_int(&s->sub, 2, t->pid);
+		pb_str(&s->sub, 5, pf_str(p, t->comm));
+		pb_msg(&s->msg, 4, &s->sub);
+	}
+	pb_msg(&s->pkt, PT_TRACK_DESC, &s->msg);
+	return pt_emit(s->f, &s->pkt, &s->hdr, 0);
+}
+
 /* 4. one perf sample per stack reference */
 static int pt_sample(struct pt_stream *s, const struct pf_event *e)
 {
+	int ret;
+
 	if (pt_task_add(&s->tasks, e->pid, e->tgid, s->p->samples[e->sample].comm))
 		return -ENOMEM;
 	if (e->ts_ns == EV_TS_NONE)
@@ -454,6 +527,22 @@ static int pt_sample(struct pt_stream *s, const struct pf_event *e)
 	pb_uint(&s->msg, 5, 1); /* MODE_KERNEL */
 	pb_uint(&s->msg, 4, s->cs_of_sample[e->sample]);
 	pb_msg(&s->pkt, PT_PERF_SAMPLE, &s->msg);
+	ret = pt_emit(s->f, &s->pkt, &s->hdr, 0);
+	if (!ret)
+		ret = pt_track(s, e);
+	if (ret)
+		return ret;
+	/* 5. the instant on the task's track, with the same callstack */
+	pb_reset(&s->pkt);
+	pb_uint(&s->pkt, PT_TIMESTAMP, e->ts_ns);
+	pb_uint(&s->pkt, PT_SEQ_ID, PT_SEQ);
+	pb_uint(&s->pkt, PT_SEQ_FLAGS, PT_SEQ_NEEDS);
+	pb_reset(&s->msg);
+	pb_uint(&s->msg, TE_TYPE, TE_TYPE_INSTANT);
+	pb_uint(&s->msg, TE_TRACK_UUID, pt_track_uuid(e->pid));
+	pb_str(&s->msg, TE_NAME, pf_str(s->p, s->p->samples[e->sample].type));
+	pb_uint(&s->msg, TE_CALLSTACK_IID, s->cs_of_sample[e->sample]);
+	pb_msg(&s->pkt, PT_TRACK_EVENT, &s->msg);
 	return pt_emit(s->f, &s->pkt, &s->hdr, 0);
 }
 

@@ -17,6 +17,18 @@
  * kernel module ("[kernel.kallsyms]" for the core kernel) spanning the addresses seen in it;
  * one location per (address, function), one function per (name, module). The string table
  * is the profile's own (index 0 is "").
+ *
+ * The event type is the root frame of every sample, a function "[event TYPE]" without a
+ * mapping (a location per event type after the stack locations): allocation and scheduling
+ * stacks then never merge into one tree node, and a flame graph or `pprof -top -cum` shows each
+ * event type as its own root, as the folded export does ("TYPE;root;...;leaf"). One sample type
+ * per event type would keep the totals apart too, but pprof shows one sample type at a time
+ * (the last by default, -sample_index for the others) and profilers that ingest pprof
+ * (Pyroscope, Parca) take one: the other event types would be hidden. The brackets keep the
+ * root apart from a kernel function of the same name (kmem_cache_alloc is both).
+ *
+ * time_nanos is the first timestamp: on the trace clock, or wall-clock time when the profile
+ * knows the offset (pf.have_wall).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "export.h"
@@ -78,7 +90,9 @@ int ex_write_pprof(struct pf *p, const struct ex_opts *o, FILE *f)
 	struct pb prof, msg, sub;
 	struct pp_map *maps = NULL;
 	uint32_t *map_of_mod = NULL; /* module string -> mapping id (1-based), 0 none */
-	size_t nmaps = 0, i, k;
+	uint32_t *ev_root = NULL; /* event type string -> root frame number (1-based), 0 none */
+	uint32_t *ev_name = NULL; /* root frame number - 1 -> its "[event TYPE]" string */
+	size_t nmaps = 0, nroots = 0, i, k;
 	long s_type, s_unit, s_event, s_comm, s_pid, s_kernel, s_comment;
 	int ret = -ENOMEM;
 
@@ -99,6 +113,31 @@ int ex_write_pprof(struct pf *p, const struct ex_opts *o, FILE *f)
 	if (s_type < 0 || s_unit < 0 || s_event < 0 || s_comm < 0 || s_pid < 0 || s_kernel < 0 ||
 	    s_comment < 0)
 		goto out;
+	/* root frames: "[event TYPE]" per event type in use, interned before the tables sized by
+	 * the string count below */
+	ev_root = calloc(p->strs.n + 1, sizeof(*ev_root));
+	if (!ev_root)
+		goto out;
+	for (i = 0; i < p->nsamples; i++) {
+		uint32_t t = p->samples[i].type, *nn;
+		char name[600];
+		long sn;
+		int n;
+
+		if (ev_root[t] || !pf_value(p, &p->samples[i]))
+			continue;
+		n = snprintf(name, sizeof(name), "[event %.*s]", (int)p->strs.lens[t],
+			     p->strs.strs[t]);
+		sn = pf_intern(p, name, (size_t)n < sizeof(name) ? (size_t)n : sizeof(name) - 1);
+		if (sn < 0)
+			goto out;
+		nn = realloc(ev_name, (nroots + 1) * sizeof(*ev_name));
+		if (!nn)
+			goto out;
+		ev_name = nn;
+		ev_name[nroots] = (uint32_t)sn;
+		ev_root[t] = (uint32_t)++nroots;
+	}
 	/* mappings: one per module in use, in order of first use by a function */
 	map_of_mod = calloc(p->strs.n + 1, sizeof(*map_of_mod));
 	maps = calloc(p->nfuncs + 1, sizeof(*maps));
@@ -137,6 +176,7 @@ int ex_write_pprof(struct pf *p, const struct ex_opts *o, FILE *f)
 		pb_reset(&sub);
 		for (k = 0; k < st->nr; k++)
 			pb_varint(&sub, (uint64_t)p->frames[st->first + k] + 1);
+		pb_varint(&sub, p->nlocs + ev_root[s->type]); /* the event type, outermost */
 		pb_msg(&msg, 1, &sub); /* location_id, packed */
 		pb_reset(&sub);
 		pb_varint(&sub, v);
@@ -187,6 +227,14 @@ int ex_write_pprof(struct pf *p, const struct ex_opts *o, FILE *f)
 		pb_msg(&msg, 4, &sub);
 		pb_msg(&prof, 4, &msg);
 	}
+	for (i = 0; i < nroots; i++) {
+		pb_reset(&msg);
+		pb_uint(&msg, 1, p->nlocs + i + 1);
+		pb_reset(&sub);
+		pb_uint(&sub, 1, p->nfuncs + i + 1);
+		pb_msg(&msg, 4, &sub);
+		pb_msg(&prof, 4, &msg);
+	}
 	for (i = 0; i < p->nfuncs; i++) {
 		pb_reset(&msg);
 		pb_uint(&msg, 1, i + 1);
@@ -194,10 +242,17 @@ int ex_write_pprof(struct pf *p, const struct ex_opts *o, FILE *f)
 		pb_uint(&msg, 3, p->funcs[i].name);
 		pb_msg(&prof, 5, &msg);
 	}
+	for (i = 0; i < nroots; i++) {
+		pb_reset(&msg);
+		pb_uint(&msg, 1, p->nfuncs + i + 1);
+		pb_uint(&msg, 2, ev_name[i]);
+		pb_uint(&msg, 3, ev_name[i]);
+		pb_msg(&prof, 5, &msg);
+	}
 	for (i = 0; i < p->strs.n; i++)
 		pb_bytes(&prof, 6, p->strs.strs[i], p->strs.lens[i]);
 	if (p->ts_min != EV_TS_NONE) {
-		pb_int(&prof, 9, (int64_t)p->ts_min);
+		pb_int(&prof, 9, (int64_t)p->ts_min + (p->have_wall ? p->wall_offset_ns : 0));
 		pb_int(&prof, 10, (int64_t)(p->ts_max - p->ts_min));
 	}
 	pb_reset(&msg);
@@ -219,5 +274,7 @@ out:
 	pb_free(&sub);
 	free(maps);
 	free(map_of_mod);
+	free(ev_root);
+	free(ev_name);
 	return ret;
 }

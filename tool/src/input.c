@@ -221,37 +221,11 @@ static int in_find_syms(struct in_src *in)
 	return 0;
 }
 
-/*
- * Frames that no symbol covers, or that sit implausibly far (64 KiB: few kernel functions are
- * that long) into the symbol that covers them: more than half of them means that the symbols
- * are not the recording's.
- */
-#define IN_FAR_OFFSET (1u << 16)
-
+/* The symbols against the map's frames: a warning when they do not belong to the recording. */
 static void in_check_syms(const struct in_src *in)
 {
-	uint64_t total = 0, bad = 0, off;
-	size_t i;
-	uint32_t j;
-
-	if (!in->have_syms || !in->have_map)
-		return;
-	for (i = 0; i < in->map.nr; i++) {
-		const struct smbin_stack *s = &in->map.stacks[i];
-
-		for (j = 0; j < s->nr; j++) {
-			if (s->ips[j] == SMBIN_TRAMPOLINE)
-				continue;
-			total++;
-			if (!syms_lookup(&in->syms, s->ips[j], &off) || off >= IN_FAR_OFFSET)
-				bad++;
-		}
-	}
-	if (total && bad * 2 > total)
-		sm_err("warning: %llu of %llu frames of %s fall outside the symbols of %s: the "
-		       "symbols do not belong to this recording (give --kallsyms FILE)",
-		       (unsigned long long)bad, (unsigned long long)total, in->map_from,
-		       in->syms_from);
+	if (in->have_syms && in->have_map)
+		sm_syms_check_map(&in->syms, &in->map);
 }
 
 static int in_fail(struct in_src *in, const char *what)

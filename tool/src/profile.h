@@ -135,6 +135,9 @@ struct pf {
 		int32_t pid;
 		uint32_t str; /* strs index + 1, 0 = empty */
 	} comm_cache[1024];
+	/* with have_wall: wall-clock time (ns since the epoch) = trace timestamp + wall_offset_ns */
+	int64_t wall_offset_ns;
+	int have_wall;
 };
 
 /* @map and @fr must outlive @p; @fr formats the frames of stacks by id (SM_FRAME_FOLDED). */

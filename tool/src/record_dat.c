@@ -16,6 +16,7 @@
 #include <string.h>
 #include <poll.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <tracefs.h>
 #include <unistd.h>
 
@@ -250,6 +251,70 @@ static int rdat_add_events(struct rdat_fmts *f, const char *sys, const char *eve
 	return ret;
 }
 
+static int64_t rdat_ns(const struct timespec *ts)
+{
+	return (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+}
+
+int rdat_measure_date(struct rdat *rd)
+{
+	static const struct {
+		const char *name;
+		clockid_t id;
+		int exact;
+	} map[] = {
+		{"local", CLOCK_MONOTONIC_RAW, 0},
+		{"global", CLOCK_MONOTONIC_RAW, 0},
+		{"perf", CLOCK_MONOTONIC_RAW, 0},
+		{"mono", CLOCK_MONOTONIC, 1},
+		{"mono_raw", CLOCK_MONOTONIC_RAW, 1},
+		{"boot", CLOCK_BOOTTIME, 1},
+		{"tai", CLOCK_TAI, 1},
+	};
+	struct timespec a, b, m;
+	int64_t best = INT64_MAX;
+	char *txt, *open, *close;
+	size_t len, i;
+	int ret = 0, k;
+
+	rd->have_date = 0;
+	txt = rdat_read("trace_clock", &len, 1, &ret);
+	if (!txt)
+		return ret;
+	/* "[local] global counter ...": the selected clock is in brackets */
+	open = strchr(txt, '[');
+	close = open ? strchr(open, ']') : NULL;
+	if (!close) {
+		free(txt);
+		return -EOPNOTSUPP;
+	}
+	*close = '\0';
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(open + 1, map[i].name))
+			break;
+	free(txt);
+	if (i == sizeof(map) / sizeof(map[0]))
+		return -EOPNOTSUPP;
+	for (k = 0; k < 16; k++) {
+		int64_t win;
+
+		if (clock_gettime(CLOCK_REALTIME, &a) || clock_gettime(map[i].id, &m) ||
+		    clock_gettime(CLOCK_REALTIME, &b))
+			return -errno;
+		win = rdat_ns(&b) - rdat_ns(&a);
+		if (win < 0 || win >= best)
+			continue;
+		best = win;
+		rd->date_offset_ns = rdat_ns(&a) + win / 2 - rdat_ns(&m);
+		rd->date_err_ns = (win + 1) / 2;
+	}
+	if (best == INT64_MAX)
+		return -EIO; /* the wall clock went backwards every time */
+	rd->date_exact = map[i].exact;
+	rd->have_date = 1;
+	return 0;
+}
+
 int rdat_finish(struct rdat *rd, const char *outdir, const char *ksyms_path,
 		const struct rdat_event *events, size_t nevents, uint64_t *bytes)
 {
@@ -343,6 +408,8 @@ int rdat_finish(struct rdat *rd, const char *outdir, const char *ksyms_path,
 		.ncpus = rd->ncpus,
 		.cpu_fds = rd->tmp,
 		.cpu_sizes = rd->sizes,
+		.have_date = rd->have_date,
+		.date_offset_ns = rd->date_offset_ns,
 	};
 	snprintf(tmp, sizeof(tmp), "%s/.trace.dat.tmp", outdir);
 	snprintf(dst, sizeof(dst), "%s/trace.dat", outdir);

@@ -17,6 +17,11 @@ struct rdat {
 	uint64_t *sizes; /* bytes in each temporary file */
 	uint64_t *pages; /* pages read per CPU */
 	char *buf;
+	/* rdat_measure_date(): CLOCK_REALTIME - trace clock, stored as trace.dat option DATE */
+	int have_date;
+	int64_t date_offset_ns;
+	int64_t date_err_ns; /* half the read window; an approximated clock can be further off */
+	int date_exact; /* the trace clock is a POSIX clock (mono, mono_raw, boot, tai) */
 };
 
 struct rdat_event {
@@ -53,6 +58,19 @@ int rdat_wait(struct rdat *rd, int timeout_ms);
  */
 int rdat_finish(struct rdat *rd, const char *outdir, const char *ksyms_path,
 		const struct rdat_event *events, size_t nevents, uint64_t *bytes);
+
+/*
+ * rdat_measure_date() - the wall-clock reference of the recording: read CLOCK_REALTIME, the
+ * POSIX clock matching tracefs' trace_clock, and CLOCK_REALTIME again (the tightest of 16
+ * tries), and keep realtime - trace time in @rd for rdat_finish(). mono, mono_raw, boot and tai
+ * are the kernel's CLOCK_MONOTONIC, _RAW, _BOOTTIME and _TAI: exact up to the read window.
+ * local, global and perf (the default "local") are sched_clock, which POSIX cannot read; they are
+ * taken as CLOCK_MONOTONIC_RAW: both count from about boot without NTP steering, so the offset
+ * is off by the difference of their zero points (usually far below a second, more in some VMs)
+ * plus their calibration drift since boot. Other clocks (counter, uptime, x86-tsc) have no
+ * wall-clock mapping. Return: 0, -EOPNOTSUPP for those, or a negative errno.
+ */
+int rdat_measure_date(struct rdat *rd);
 
 /* rdat_save_stats() - write the per_cpu/cpuN/stats texts of this moment to @outdir/cpu_stats. */
 int rdat_save_stats(struct rdat *rd, const char *outdir);

@@ -76,6 +76,12 @@ int sm_load_syms_text(struct syms *s, int *have_syms, const char *text, size_t l
  * after the caller has shown the records that decoded cleanly.
  */
 int sm_load_map(const char *path, struct smbin_map *map, int defer);
+/*
+ * sm_syms_check_map() - warn on stderr when more than half of the frames of @map resolve to no
+ * symbol of @s or lie more than 1 MiB into one (syms_mismatch()): the symbols most likely belong
+ * to another kernel or boot than the recording. Return: 1 when it warned.
+ */
+int sm_syms_check_map(const struct syms *s, const struct smbin_map *map);
 void sm_map_error_flush(void);
 /* The same for a map held in memory (e.g. inside a trace.dat); @what names it in messages. */
 int sm_load_map_buf(const char *what, const void *data, size_t len, struct smbin_map *map,

@@ -40,10 +40,81 @@ void syms_init(struct syms *s)
 	s->elf_fd = -1;
 }
 
+static int syms_has_suffix(const char *name, size_t n, const char *suf)
+{
+	size_t k = strlen(suf);
+
+	return n > k && !strcmp(name + n - k, suf);
+}
+
+/* "_e" or "_s" then lowercase letters ending in text, data or bss: _etext, _sinittext, _edata. */
+static int syms_is_short_marker(const char *name, size_t n, char which)
+{
+	size_t i;
+
+	if (n < 4 || name[0] != '_' || name[1] != which)
+		return 0;
+	for (i = 2; i < n; i++)
+		if (name[i] < 'a' || name[i] > 'z')
+			return 0;
+	return syms_has_suffix(name, n, "text") || syms_has_suffix(name, n, "data") ||
+	       syms_has_suffix(name, n, "bss");
+}
+
+/*
+ * End markers: a name that starts with '_' and is "_end", "_e...text/data/bss" (_etext,
+ * _einittext, _edata), "__end_*", "__stop_*", or ends in "_end" or "_stop"
+ * (__entry_text_end, __irqentry_text_end, __softirqentry_text_end, __bss_stop). They mark where
+ * a section stops, not a function: they never resolve an address, and the symbol before them
+ * ends at them.
+ */
+static int syms_is_end_marker(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (name[0] != '_')
+		return 0;
+	if (!strcmp(name, "_end") || syms_is_short_marker(name, n, 'e'))
+		return 1;
+	if (!strncmp(name, "__end_", 6) || !strncmp(name, "__stop_", 7))
+		return 1;
+	return syms_has_suffix(name, n, "_end") || syms_has_suffix(name, n, "_stop");
+}
+
+/*
+ * Start markers ("__sched_text_start", "_stext", "_sinittext", "__start___ksymtab") share
+ * their address with the first function after them; the function is the better name.
+ */
+static int syms_is_start_marker(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!strcmp(name, "_text") || syms_is_short_marker(name, n, 's'))
+		return 1;
+	if (!strncmp(name, "__start_", 8))
+		return 1;
+	return name[0] == '_' && syms_has_suffix(name, n, "_start");
+}
+
+/*
+ * Alias rank and flags of a marker: a function at the same address names it better (+3), a
+ * start marker better than an end marker (+6), which must not hide what starts there.
+ */
+static uint32_t syms_marker_rank(const char *name, uint32_t *flags)
+{
+	*flags = 0;
+	if (syms_is_end_marker(name)) {
+		*flags = SYMS_F_END;
+		return 6;
+	}
+	return syms_is_start_marker(name) ? 3 : 0;
+}
+
 static int syms_push(struct syms *s, uint64_t addr, uint64_t size, const char *name,
 		     const char *mod, uint32_t rank)
 {
 	struct syms_sym *nv;
+	uint32_t flags;
 
 	if (s->n == s->cap) {
 		size_t ncap = s->cap ? s->cap * 2 : 4096;
@@ -54,12 +125,14 @@ static int syms_push(struct syms *s, uint64_t addr, uint64_t size, const char *n
 		s->v = nv;
 		s->cap = ncap;
 	}
+	rank += syms_marker_rank(name, &flags);
 	s->v[s->n] = (struct syms_sym){.addr = addr,
 				       .size = size,
 				       .name = name,
 				       .mod = mod,
 				       .rank = rank,
-				       .seq = (uint32_t)s->n};
+				       .seq = (uint32_t)s->n,
+				       .flags = flags};
 	s->n++;
 	s->sorted = 0;
 	return 0;
@@ -90,22 +163,6 @@ static int syms_kallsyms_rank(char type)
 	default:
 		return -1; /* not a text symbol: ignored */
 	}
-}
-
-/*
- * Linker and section markers ("__sched_text_start", "_stext", "__start___ksymtab") share
- * their address with the first function after them; the function is the better name.
- */
-static int syms_is_marker(const char *name)
-{
-	size_t n = strlen(name);
-
-	if (!strcmp(name, "_text") || !strcmp(name, "_stext") || !strcmp(name, "_etext"))
-		return 1;
-	if (!strncmp(name, "__start_", 8) || !strncmp(name, "__stop_", 7))
-		return 1;
-	return name[0] == '_' && ((n > 6 && !strcmp(name + n - 6, "_start")) ||
-				  (n > 4 && !strcmp(name + n - 4, "_end")));
 }
 
 int syms_load_kallsyms(struct syms *s, const char *path, struct syms_err *err)
@@ -190,8 +247,6 @@ int syms_load_kallsyms_owned(struct syms *s, char *buf, size_t len, struct syms_
 		}
 		if (addr)
 			nonzero++;
-		if (syms_is_marker(name))
-			rank += 3; /* a real function at the same address names it better */
 		ret = syms_push(s, addr, 0, name, mod, (uint32_t)rank);
 		if (ret)
 			return ret;
@@ -232,14 +287,56 @@ void syms_finish(struct syms *s)
 		s->v[out++] = s->v[i];
 	}
 	s->n = out;
-	/* Sizes that the input did not give run to the next symbol; the last covers itself. */
+	/*
+	 * Sizes that the input did not give run to the next symbol (an end marker included), at
+	 * most SYMS_MAX_DERIVED; before a symbol of another object, or as the last one, no
+	 * further than the end of the symbol's page (see SYMS_MAX_DERIVED in syms.h).
+	 */
 	for (i = 0; i < s->n; i++) {
-		if (s->v[i].size)
+		struct syms_sym *v = &s->v[i];
+		uint64_t page_end = (v->addr | (SYMS_PAGE - 1)) + 1;
+		uint64_t end = page_end;
+
+		if (v->size || (v->flags & SYMS_F_END))
 			continue;
-		if (i + 1 < s->n)
-			s->v[i].size = s->v[i + 1].addr - s->v[i].addr;
+		if (i + 1 < s->n) {
+			const struct syms_sym *nx = &s->v[i + 1];
+			int same = (!v->mod && !nx->mod) ||
+				   (v->mod && nx->mod && !strcmp(v->mod, nx->mod));
+
+			end = nx->addr;
+			if (!same && end > page_end)
+				end = page_end;
+		}
+		if (end < v->addr) /* page_end wrapped at the top of the address space */
+			end = UINT64_MAX;
+		v->size = end - v->addr;
+		if (v->size > SYMS_MAX_DERIVED)
+			v->size = SYMS_MAX_DERIVED;
 	}
 	s->sorted = 1;
+}
+
+int syms_mismatch(const struct syms *s, const uint64_t *addrs, size_t n, struct syms_match *out)
+{
+	size_t i;
+
+	if (!s || !s->sorted)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		const struct syms_sym *sym;
+		uint64_t off;
+
+		if (!addrs[i] || addrs[i] == SMBIN_TRAMPOLINE)
+			continue;
+		out->n++;
+		sym = syms_lookup(s, addrs[i], &off);
+		if (!sym)
+			out->unresolved++;
+		else if (off >= SYMS_FAR_OFFSET)
+			out->far++;
+	}
+	return 0;
 }
 
 const struct syms_sym *syms_lookup(const struct syms *s, uint64_t addr, uint64_t *off)
@@ -259,6 +356,8 @@ const struct syms_sym *syms_lookup(const struct syms *s, uint64_t addr, uint64_t
 			hi = mid;
 	}
 	sym = &s->v[lo];
+	if (sym->flags & SYMS_F_END)
+		return NULL;
 	if (addr - sym->addr >= sym->size && addr != sym->addr)
 		return NULL;
 	*off = addr - sym->addr;

@@ -20,6 +20,33 @@ struct syms_sym {
 	const char *mod; /* module name, NULL for the core kernel */
 	uint32_t rank; /* preference among aliases at one address, lower wins */
 	uint32_t seq; /* input order, to keep sorting deterministic */
+	uint32_t flags; /* SYMS_F_* */
+};
+
+/* The symbol marks the end of a section (_etext, __*_end, ...): it never resolves an address. */
+#define SYMS_F_END 1u
+
+/*
+ * Sizes that the input does not give (kallsyms) run to the next symbol, with two limits:
+ * never more than SYMS_MAX_DERIVED bytes, and a symbol whose next symbol belongs to another
+ * object (core kernel vs a module, or another module), or the last one, ends at the end of its
+ * 4 KiB page (SYMS_PAGE): module space is not one function.
+ */
+#define SYMS_MAX_DERIVED (1ull << 20)
+#define SYMS_PAGE	 4096ull
+
+/*
+ * An offset beyond this into a symbol is implausible (syms_mismatch()): few kernel functions
+ * are 64 KiB long, and symbols of another kernel land frames hundreds of KiB into the wrong
+ * function (a recording read with the test fixture's kallsyms: 0x5cfa3 into do_one_initcall).
+ */
+#define SYMS_FAR_OFFSET (1ull << 16)
+
+/* What syms_mismatch() counts; zero it before the first call, each call adds to it. */
+struct syms_match {
+	size_t n; /* addresses looked at (0 and the trampoline sentinel are skipped) */
+	size_t unresolved; /* covered by no text symbol (core or module) */
+	size_t far; /* covered, but more than SYMS_FAR_OFFSET into the symbol */
 };
 
 struct syms_err {
@@ -80,6 +107,21 @@ const struct syms_sym *syms_lookup(const struct syms *s, uint64_t addr, uint64_t
  * Return: 0 with *@file and *@line set, -ENOENT when unknown, -EOPNOTSUPP without DWARF.
  */
 int syms_srcline(const struct syms *s, uint64_t addr, const char **file, int *line);
+
+/*
+ * syms_mismatch() - how plausible @n kernel stack addresses are against this table: add to
+ * @out the number of addresses looked at, those no symbol covers, and those SYMS_FAR_OFFSET or
+ * more into their symbol. When more than half are implausible (syms_match_suspect()), the symbol
+ * table most likely does not belong to the recording (another boot, another kernel).
+ * Return: 0, or -EINVAL when @s was not finished by syms_finish().
+ */
+int syms_mismatch(const struct syms *s, const uint64_t *addrs, size_t n, struct syms_match *out);
+
+/* syms_match_suspect() - more than half of the addresses counted in @m are implausible. */
+static inline int syms_match_suspect(const struct syms_match *m)
+{
+	return m->n && (m->unresolved + m->far) * 2 > m->n;
+}
 
 /* syms_free() - release everything; @s can be reused after syms_init(). */
 void syms_free(struct syms *s);

@@ -32,6 +32,7 @@
 /* v7 option ids (trace-cmd.dat.v7(5)) */
 enum {
 	TD_OPT_DONE = 0,
+	TD_OPT_DATE = 1, /* ASCII "0x<hex>" microseconds, NUL-terminated (trace-cmd) */
 	TD_OPT_CPUSTAT = 2,
 	TD_OPT_BUFFER = 3,
 	TD_OPT_TRACECLOCK = 4,
@@ -43,6 +44,24 @@ enum {
 	TD_OPT_CMDLINES = 21,
 	TD_OPT_BUFFER_TEXT = 22,
 };
+
+/* Option DATE: "0x1a2b" (or "-0x..", or decimal) microseconds from trace time to wall clock. */
+static void td_opt_date(struct td_file *td, const uint8_t *d, size_t n)
+{
+	char txt[32], *end;
+	long long us;
+
+	if (!n || n >= sizeof(txt))
+		return;
+	memcpy(txt, d, n);
+	txt[n] = '\0';
+	errno = 0;
+	us = strtoll(txt, &end, 0);
+	if (end == txt || errno || us > INT64_MAX / 1000 || us < INT64_MIN / 1000)
+		return;
+	td->have_date = 1;
+	td->date_offset_ns = (int64_t)us * 1000;
+}
 
 enum { TD_COMP_NONE, TD_COMP_ZSTD, TD_COMP_ZLIB };
 
@@ -487,6 +506,8 @@ static int td_v7_options(struct td_file *td, struct td_v7 *v, uint64_t off, stru
 			} else if (id == TD_OPT_STACKMAP) {
 				td->stackmap = d;
 				td->stackmap_len = n;
+			} else if (id == TD_OPT_DATE) {
+				td_opt_date(td, d, n);
 			} else if (id == TD_OPT_BUFFER && n > 9 && d[8] == '\0' && !v->buffer) {
 				/* the top instance has the empty name */
 				v->buffer = d;
@@ -712,6 +733,8 @@ static int td_v6_open(struct td_file *td, struct td_cur *c, struct td_err *err)
 			if (id == TD_OPT_STACKMAP) {
 				td->stackmap = c->p + c->pos;
 				td->stackmap_len = (size_t)size;
+			} else if (id == TD_OPT_DATE) {
+				td_opt_date(td, c->p + c->pos, (size_t)size);
 			}
 			c->pos += (size_t)size;
 		}
@@ -1276,6 +1299,16 @@ int td_write_v6(int fd, const struct td_write_info *wi)
 	wb_mem(w, wi->cmdlines, wi->cmdlines_len);
 	wb_num(w, (uint64_t)wi->ncpus, 4);
 	wb_mem(w, "options  ", 10);
+	if (wi->have_date) {
+		char date[32];
+		int64_t us = wi->date_offset_ns / 1000;
+		int dl = us < 0 ? snprintf(date, sizeof(date), "-0x%llx", -(unsigned long long)us)
+				: snprintf(date, sizeof(date), "0x%llx", (unsigned long long)us);
+
+		wb_num(w, TD_OPT_DATE, 2);
+		wb_num(w, (uint64_t)dl + 1, 4);
+		wb_mem(w, date, (size_t)dl + 1);
+	}
 	if (wi->trace_clock) {
 		wb_num(w, TD_OPT_TRACECLOCK, 2);
 		wb_num(w, strlen(wi->trace_clock) + 1, 4);

@@ -63,6 +63,13 @@ struct td_file {
 	int id_stack_id, id_kernel_stack, id_user_stack;
 	int stack_id_off, stack_id_size; /* field stack_id of kernel_stack_id */
 	int kstack_size_off, kstack_caller_off; /* fields size and caller of kernel_stack */
+	/*
+	 * trace-cmd's DATE option: wall-clock time = trace timestamp + date_offset_ns. The file
+	 * stores microseconds, so the offset is a multiple of 1000. The records' timestamps are
+	 * not changed by the reader.
+	 */
+	int have_date;
+	int64_t date_offset_ns;
 };
 
 /* td_is_tracedat() - 1 when @buf starts with the trace.dat magic. */
@@ -168,6 +175,9 @@ struct td_write_info {
 	int ncpus;
 	const int *cpu_fds; /* per CPU: a file holding the raw pages, read from offset 0 */
 	const uint64_t *cpu_sizes; /* bytes in each of them */
+	/* with have_date: option DATE, CLOCK_REALTIME - trace clock (written in microseconds) */
+	int have_date;
+	int64_t date_offset_ns;
 };
 
 /*

@@ -6,7 +6,9 @@ tests/perfetto_subset.proto` output of an exported trace and print one line per 
 the processes, threads and sched_switch events. With EVDUMP (tests/evdump output of the same
 trace) and FOLDED (export --format folded --by event), also require the samples to be the
 records that carry a stack, event by event (timestamp, cpu, tid in input order), and their
-stacks to add up to the folded lines. Exit 1 on a mismatch."""
+stacks to add up to the folded lines, and every sample to have its TrackEvent instant: same
+timestamp and callstack_iid (never 0, interned), on the track of its thread, named by the
+event type (the root label of export --by event). Exit 1 on a mismatch."""
 import re
 import sys
 from collections import Counter
@@ -39,6 +41,7 @@ def parse(lines):
 t = parse(open(sys.argv[1]))
 names, frames, stacks, out = {}, {}, {}, []
 samples, threads, switches = [], [], []
+tracks, instants = {}, []
 for pkt in t.get("packet", []):
     for idata in pkt.get("interned_data", []):
         for s in idata.get("function_names", []):
@@ -58,6 +61,12 @@ for pkt in t.get("packet", []):
             switches.append("switch %s cpu=%s %s:%s state=%s -> %s:%s" % (
                 e["timestamp"][0], b["cpu"][0], s["prev_comm"][0], s["prev_pid"][0],
                 s["prev_state"][0], s["next_comm"][0], s["next_pid"][0]))
+    for td in pkt.get("track_descriptor", []):
+        th = td.get("thread", [{}])[0]
+        tracks[td["uuid"][0]] = (th.get("tid", ["-"])[0], th.get("pid", ["-"])[0], td["name"][0])
+    for te in pkt.get("track_event", []):
+        instants.append((pkt["timestamp"][0], te["type"][0], te["track_uuid"][0],
+                         te["name"][0], te["callstack_iid"][0]))
     for ps in pkt.get("perf_sample", []):
         cs = stacks[ps["callstack_iid"][0]]
         path = ";".join(names[frames[f]] for f in cs)
@@ -67,6 +76,11 @@ for s in samples:
     print("%s cpu=%s pid=%s tid=%s %s" % s)
 for line in out + threads + switches:
     print(line)
+for uuid, (tid, pid, name) in tracks.items():
+    print("track %s tid=%s pid=%s %s" % (uuid, tid, pid, name))
+for ts, typ, uuid, name, iid in instants:
+    path = ";".join(names[frames[f]] for f in stacks[iid]) if iid in stacks else "?"
+    print("instant %s %s track=%s %s callstack=%s %s" % (ts, typ, uuid, name, iid, path))
 
 if len(sys.argv) > 3:
     want = []
@@ -89,4 +103,13 @@ if len(sys.argv) > 3:
     if Counter(s[4] for s in samples) != strip:
         print("MISMATCH: sample stacks %r, folded %r" % (Counter(s[4] for s in samples), strip))
         sys.exit(1)
-    print("perfetto matches the trace: %d samples event by event, stacks as folded" % len(samples))
+    perf = [(pkt["timestamp"][0], ps["callstack_iid"][0], ps["tid"][0])
+            for pkt in t.get("packet", []) for ps in pkt.get("perf_sample", [])]
+    inst = [(ts, iid, tracks.get(uuid, ("?",))[0]) for ts, typ, uuid, name, iid in instants]
+    bad = [i for i in instants if i[1] != "TYPE_INSTANT" or i[4] == "0" or i[4] not in stacks
+           or names[frames[stacks[i[4]][0]]] != i[3]]
+    if inst != perf or bad:
+        print("MISMATCH: instants %r, perf samples %r, bad %r" % (inst, perf, bad))
+        sys.exit(1)
+    print("perfetto matches the trace: %d samples event by event, stacks as folded, "
+          "%d instants with their stacks" % (len(samples), len(instants)))

@@ -5,7 +5,8 @@ profile with `stackmap export --format folded --by event` of the same recording.
 
 Rebuilds folded lines (event;root;...;leaf value) from the raw samples and locations (module
 from the mapping's file name, as " [mod]" unless it is [kernel.kallsyms]) and requires the
-same lines and values; with TOTAL, also that the values sum to it (report's stack
+same lines and values (the root frame of every sample must be "[event TYPE]", TYPE its event
+label, and is dropped before the comparison); with TOTAL, also that the values sum to it (report's stack
 references). Prints one line and exits 1 on the first difference."""
 import re
 import sys
@@ -34,9 +35,9 @@ for line in raw:
             if samples:
                 samples[-1][2][k] = v
     elif section == "Locations":
-        m = re.match(r"^\s+(\d+): 0x[0-9a-f]+ M=(\d+) (.*) :\d+( s=\d+)?$", line)
+        m = re.match(r"^\s+(\d+): 0x[0-9a-f]+(?: M=(\d+))? (.*) :\d+( s=\d+)?$", line)
         if m:
-            locs[int(m.group(1))] = (m.group(3), int(m.group(2)))
+            locs[int(m.group(1))] = (m.group(3), int(m.group(2) or 0))
     elif section == "Mappings":
         m = re.match(r"^(\d+): \S+ (\S+)", line)
         if m:
@@ -49,7 +50,12 @@ for value, ids, labels in samples:
         func, mid = locs[i]
         mod = maps.get(mid, "[kernel.kallsyms]")
         names.append(func if mod == "[kernel.kallsyms]" else "%s [%s]" % (func, mod))
-    got[";".join([labels.get("event", "?")] + names)] += value
+    # the root frame is the event type, without a mapping: event types never share a node
+    want_root = "[event %s]" % labels.get("event", "?")
+    if not names or names[0] != want_root or locs[ids[-1]][1] != 0:
+        print("sample %s: root frame %r, want %r without a mapping" % (ids, names[:1], want_root))
+        sys.exit(1)
+    got[";".join([labels.get("event", "?")] + names[1:])] += value
 
 if got != folded:
     for k in sorted(set(got) | set(folded)):

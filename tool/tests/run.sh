@@ -646,6 +646,170 @@ expect input-default-trace-dat '^# 217 events' sh -c "cd '$W/cwd1' && '$PWD/$SM'
 expect input-default-record-dir '^# 217 events' sh -c "cd '$W/cwd2' && '$PWD/$SM' report"
 golden input-default-none sh -c "cd '$W/cwd3' && '$PWD/$SM' report"
 
+# --- exporters, record, symbols, output files (tool-exp) -----------------------------------
+# End markers of sections (_etext, __*_end, __end_*, __stop_*, _einittext, _edata, _end) never
+# resolve an address: the symbol before them ends there, addresses past them stay hex; the
+# last symbol of an object never runs into another module (it ends at its 4 KiB page)
+cat >"$W/kallsyms-ends" <<'KS'
+ffffffff81000000 T _text
+ffffffff81000000 T startup_64
+ffffffff81000100 T last_core_fn
+ffffffff81000200 T __entry_text_start
+ffffffff81000200 T entry_SYSCALL_64
+ffffffff81000300 T __entry_text_end
+ffffffff81000800 T __irqentry_text_start
+ffffffff81000800 T asm_common_interrupt
+ffffffff81000900 T __irqentry_text_end
+ffffffff81000a00 T __softirqentry_text_start
+ffffffff81000a00 T __do_softirq
+ffffffff81000b00 T __softirqentry_text_end
+ffffffff81000c00 T late_text_fn
+ffffffff81001000 T _etext
+ffffffff83000000 T _sinittext
+ffffffff83000000 T start_kernel
+ffffffff83000400 T _einittext
+ffffffff83100000 t __end_of_init
+ffffffff83200000 T __stop___kprobes
+ffffffff83300000 t cold_fn
+ffffffff84000000 T _edata
+ffffffff85000000 T _end
+ffffffffc0001800 t mod_fn	[mod_a]
+ffffffffc0005000 T mod_b_fn	[mod_b]
+KS
+$MKBIN addrs "$W/ends.bin" ffffffff81000010 ffffffff81000250 ffffffff81000300 ffffffff81000400 \
+	ffffffff81000850 ffffffff81000a40 ffffffff81000b10 ffffffff81000c10 ffffffff81001000 \
+	ffffffff81100000 ffffffff83000010 ffffffff83000500 ffffffff83100010 ffffffff84000010 \
+	ffffffff83300010 ffffffff83500000 ffffffff85000000 ffffffff85100000 ffffffffc0001810 \
+	ffffffffc0001fff ffffffffc0002010 ffffffffc0005010 ffffffffc0005800 ffffffffc0006000
+golden syms-end-markers $SM dump --kallsyms "$W/kallsyms-ends" "$W/ends.bin"
+# a kallsyms that does not belong to the map: most frames resolve to nothing, dump says so
+printf 'ffffffff90000000 T _text\nffffffff90000000 T elsewhere\nffffffff90001000 T _etext\n' \
+	>"$W/kallsyms-other"
+golden syms-mismatch-warning $SM dump --kallsyms "$W/kallsyms-other" --top 1 "$W/basic.bin"
+golden syms-match-no-warning $SM dump $K --top 1 "$W/basic.bin"
+# -o is a redirection: through a symlink the target is replaced and the symlink stays; an
+# existing file keeps its mode; a new one gets 0666 & ~umask; a failure leaves nothing behind
+mkdir -p "$W/o" "$W/o2"
+echo old >"$W/o2/real.folded"
+ln -s ../o2/real.folded "$W/o/link.folded"
+$SM export $K --format folded -o "$W/o/link.folded" $XM $X 2>/dev/null
+$SM export $K --format folded $XM $X 2>/dev/null >"$W/o.want"
+if [ -L "$W/o/link.folded" ] && cmp -s "$W/o.want" "$W/o2/real.folded" &&
+	[ "$(ls "$W/o" "$W/o2" | grep -c "\.tmp-")" = 0 ]; then
+	ok output-through-symlink
+else
+	ko "output-through-symlink ($(ls -l "$W/o" "$W/o2" | tr '\n' ' '))"
+fi
+echo old >"$W/o/private.folded"
+chmod 0600 "$W/o/private.folded"
+$SM export $K --format folded -o "$W/o/private.folded" $XM $X 2>/dev/null
+expect output-keeps-mode '^600 ' sh -c "stat -c '%a %s' '$W/o/private.folded'"
+(umask 077 && $SM export $K --format folded -o "$W/o/new.folded" $XM $X 2>/dev/null)
+(umask 002 && $SM export $K --format folded -o "$W/o/new2.folded" $XM $X 2>/dev/null)
+expect output-new-file-umask '^600 664$' sh -c "echo \$(stat -c %a '$W/o/new.folded' '$W/o/new2.folded')"
+# a dangling symlink creates its target, as a shell redirection does
+ln -s ../o2/created.folded "$W/o/dangling.folded"
+$SM export $K --format folded -o "$W/o/dangling.folded" $XM $X 2>/dev/null
+expect output-dangling-symlink '^link ' sh -c "[ -L '$W/o/dangling.folded' ] && cmp '$W/o.want' '$W/o2/created.folded' && echo link ok"
+# failures: bad input through a symlink, a write error (file size limit 0: EFBIG) after the
+# temporary was created, a directory that cannot take the temporary file
+ln -s ../o2/never.folded "$W/o/never.folded"
+TC=tests/fixtures/trace.txt # (corrupt: a malformed <stack_id>)
+golden output-failure-leaves-nothing sh -c "$SM export $K --format folded -o '$W/o/never.folded' $XM $TC;
+	echo exit \$?; $SM export $K --format folded -o '$W/o/link.folded' $XM $TC; echo exit \$?;
+	(trap '' XFSZ; ulimit -f 0; $SM export $K --format folded -o '$W/o/link.folded' $XM $X 2>&1;
+	echo exit \$?) | cat;
+	ls '$W/o' '$W/o2'; cmp '$W/o.want' '$W/o2/real.folded' && echo target unchanged"
+golden output-err-no-dir $SM export $K --format folded -o "$W/nodir/x.folded" $XM $X
+# record owns -o DIR: an earlier recording there moves to DIR.old (an older DIR.old is
+# replaced), anything record did not write makes it refuse (exit 2) and touch nothing
+RK="--kallsyms tests/fixtures/kallsyms"
+sh tests/fake_tracefs.sh "$F" $D/stack_map_bin
+$SM --tracefs "$F" record -F both -e sched -o "$W/own" $RK -- true >/dev/null 2>&1
+sh tests/fake_tracefs.sh "$F" $D/stack_map_bin
+golden record-dir-moved-aside sh -c "$SM --tracefs $F record -F dat -e sched -o $W/own $RK -- true >/dev/null;
+	echo exit \$?; ls $W/own $W/own.old"
+sh tests/fake_tracefs.sh "$F" $D/stack_map_bin
+golden record-dir-old-replaced sh -c "$SM --tracefs $F record -F text -e sched -o $W/own $RK -- true >/dev/null;
+	echo exit \$?; ls $W/own $W/own.old"
+mkdir -p "$W/foreign" && echo mine >"$W/foreign/notes.txt" && : >"$W/foreign/trace"
+golden record-dir-foreign sh -c "$SM --tracefs $F record -o $W/foreign $RK -- true; echo exit \$?;
+	ls $W/foreign; sh tests/run_state.sh $F"
+echo mine >"$W/own.old/notes.txt"
+golden record-dir-foreign-old sh -c "$SM --tracefs $F record -o $W/own $RK -- true; echo exit \$?;
+	ls $W/own $W/own.old"
+mkdir -p "$W/emptyout"
+expect record-dir-empty-used '^trace$' sh -c "$SM --tracefs $F record -F text -o $W/emptyout $RK -- true >/dev/null 2>$W/empty.err &&
+	! [ -s $W/empty.err ] && ! [ -e $W/emptyout.old ] && ls $W/emptyout | grep -x trace"
+# no tracefs: a missing directory, or one that is not a tracefs (the empty mount point)
+golden record-err-no-tracefs $SM --tracefs "$W/no-tracefs" record -o "$W/rec" -- true
+mkdir -p "$W/empty-tracefs"
+golden record-err-not-tracefs $SM --tracefs "$W/empty-tracefs" record -o "$W/rec" -- true
+# record stores a wall-clock reference as trace-cmd's DATE option (realtime - trace clock, in
+# microseconds): trace-cmd report shows wall-clock times, --nodate the trace clock's. The fake
+# tracefs says [local], taken as CLOCK_MONOTONIC_RAW.
+sh tests/fake_tracefs.sh "$F" $D/stack_map_bin
+$SM --tracefs "$F" record -F dat -e sched -o "$W/recdate" $RK -- true >/dev/null 2>&1
+if [ "$tag" = build ] && command -v trace-cmd >/dev/null 2>&1; then
+	expect record-dat-date-option '^0x[0-9a-f]+$' sh -c "trace-cmd dump --options -i '$W/recdate/trace.dat' 2>&1 |
+		grep -A1 'Option DATE' | tail -1"
+	trace-cmd report -i "$W/recdate/trace.dat" 2>/dev/null | awk 'NR == 2 {sub(":", "", $3); print $3}' >"$W/date.wall"
+	trace-cmd report --nodate -i "$W/recdate/trace.dat" 2>/dev/null | awk 'NR == 2 {sub(":", "", $3); print $3}' >"$W/date.raw"
+	expect record-dat-date-wall-clock 'wall clock ok' python3 -c 'import sys, time
+wall, raw = (float(open(f).read()) for f in sys.argv[1:3])
+want = time.time() - time.clock_gettime(time.CLOCK_MONOTONIC_RAW)
+print("wall clock ok" if abs(wall - raw - want) < 5 else "off by %.3f s" % (wall - raw - want))' \
+		"$W/date.wall" "$W/date.raw"
+	# the reader (td_file.have_date) gives the offset trace-cmd stores, in nanoseconds
+	us=$(trace-cmd dump --options -i "$W/recdate/trace.dat" 2>&1 | grep -A1 'Option DATE' | tail -1)
+	expect record-dat-date-reader "^date offset $((us))000 ns\$" "$B/expwall" date "$W/recdate/trace.dat"
+	expect dat-no-date '^no date$' "$B/expwall" date $D/trace.dat
+fi
+# pprof: every sample's root frame is its event type ("[event TYPE]", no mapping; also checked
+# by check_pprof.py above), so allocation and scheduling stacks never share a node; time_nanos
+# is wall-clock time when the profile knows the offset (unit level: tests/expwall.c)
+if command -v go >/dev/null 2>&1; then
+	GP="env HOME=$W GOCACHE=$W/gocache go tool pprof"
+	expect pprof-event-roots '^ +0 +0% +[0-9.]+% +5 62\.50%  \[event sched_switch\]$' $GP -top "$W/a.pb.gz"
+	"$B/expwall" pprof 1767225600000000000 $X "$W/basic.bin" >"$W/wall.pb.gz" 2>/dev/null
+	expect pprof-wall-clock '^Time: Jan 1, 2026 at 12:00am \(UTC\)$' $GP -top "$W/wall.pb.gz"
+fi
+# Perfetto: every stack reference is also a TrackEvent instant on its thread's track with the
+# callstack_iid of its stack (tests/check_perfetto.py checks them against the perf samples)
+if command -v protoc >/dev/null 2>&1; then
+	expect perfetto-instants '^instant [0-9]+ TYPE_INSTANT track=[0-9]+ kmem_cache_alloc callstack=[1-9][0-9]* kmem_cache_alloc;' \
+		python3 tests/check_perfetto.py "$W/t.decoded"
+	expect perfetto-thread-tracks '^track [0-9]+ tid=200 pid=200 cat$' python3 tests/check_perfetto.py "$W/t.decoded"
+fi
+# KernelShark's one-line form of the plugin (kept in this section, next to nothing else of
+# the plugin tests, for clean merges): -O stackmap:oneline=1 or STACKMAP_ONELINE=1
+if [ "$tag" = build ] && command -v trace-cmd >/dev/null 2>&1; then
+	export TRACEEVENT_PLUGIN_DIR=$B
+	trace-cmd report -O stackmap:oneline=1 -i $D/trace.dat >"$W/tc1" 2>"$W/tc1err"
+	ids=$(grep -c 'kernel_stack_id: *<stack_id' "$W/tc1")
+	one=$(grep -cE 'kernel_stack_id: *<stack_id [0-9]+> [^ ].*$' "$W/tc1")
+	if [ "$ids" -gt 0 ] && [ "$ids" = "$one" ] && ! grep -q '^=> ' "$W/tc1" && [ ! -s "$W/tc1err" ]; then
+		ok "plugin-oneline ($ids id events on one line)"
+	else
+		ko "plugin-oneline ($ids id events, $one on one line)"
+		grep -m3 -A1 'kernel_stack_id' "$W/tc1"
+	fi
+	# the first id's frames, innermost first, are the ones dump gives
+	id=$(grep -m1 -o 'kernel_stack_id: *<stack_id [0-9]*' "$W/tc1" | grep -o '[0-9]*$')
+	grep -m1 "<stack_id $id> " "$W/tc1" | sed "s/.*<stack_id $id> //" | sed 's/ <- /\n/g' >"$W/one-frames"
+	$SM dump $D/trace.dat | awk -v id="$id" '$1 == "stack_id" {on = $2 == id; next}
+		on && /^  \[/ {sub(/\+.*/, "", $2); print $2}' >"$W/one-dump"
+	if [ -s "$W/one-frames" ] && cmp -s "$W/one-frames" "$W/one-dump"; then
+		ok "plugin-oneline-frames (stack_id $id)"
+	else
+		ko "plugin-oneline-frames (stack_id $id)"
+		diff "$W/one-dump" "$W/one-frames" | head -5
+	fi
+	STACKMAP_ONELINE=1 trace-cmd report -i $D/trace.dat 2>&1 | cmp -s - "$W/tc1" && ok plugin-oneline-env ||
+		ko plugin-oneline-env
+	unset TRACEEVENT_PLUGIN_DIR
+fi
+
 # --- fuzz corpus replay (plain main) ------------------------------------------------------
 for t in smbin:bin trace:trace export:trace tracedat:dat input:input; do
 	if "$B/replay_${t%%:*}" fuzz/corpus/${t#*:}/* >"$W/out" 2>&1; then
