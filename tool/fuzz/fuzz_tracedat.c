@@ -85,7 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct rd_stats rs;
 		uint64_t n = 0;
 
-		ret = rd_feed_records(&td, fz_on_ev, &n, &rs, &err);
+		ret = rd_feed_records(&td, fz_on_ev, &n, n & 1, &rs, &err);
 		if (ret && ret != -EBADMSG && ret != -ENOMEM)
 			abort();
 		/* every stack record is delivered: to its event, or to a lost or missing one */

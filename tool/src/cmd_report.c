@@ -43,6 +43,8 @@ struct rep {
 	struct sm_frames *fr;
 	struct rep_filter flt;
 	struct tp_strtab types; /* event type names */
+	uint32_t *tcache; /* the reader's type index -> our index + 1 (0: not looked up) */
+	size_t tcache_n;
 	struct rep_type *tv;
 	size_t tv_cap;
 	struct tp_strtab full; /* full stacks keyed by their frames joined with '\n' */
@@ -172,9 +174,24 @@ static int rep_on_record(void *arg, const struct ev_record *rec)
 
 	if ((rec->flags & EV_F_LOST) || !rep_keep(&r->flt, rec))
 		return 0;
-	t = rep_type(r, rec->type_name);
-	if (t < 0)
-		return (int)t;
+	if (rec->type >= r->tcache_n) {
+		size_t n = (size_t)rec->type + 64;
+		uint32_t *c = realloc(r->tcache, n * sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		memset(c + r->tcache_n, 0, (n - r->tcache_n) * sizeof(*c));
+		r->tcache = c;
+		r->tcache_n = n;
+	}
+	if (r->tcache[rec->type]) {
+		t = (long)r->tcache[rec->type] - 1;
+	} else {
+		t = rep_type(r, rec->type_name);
+		if (t < 0)
+			return (int)t;
+		r->tcache[rec->type] = (uint32_t)t + 1;
+	}
 	if (!(rec->flags & (EV_F_EXTRA | EV_F_UNATTRIBUTED))) {
 		r->tv[t].events++;
 		r->events++;
@@ -865,6 +882,7 @@ int cmd_report(int argc, char **argv)
 	tp_strtab_init(&r.types);
 	tp_strtab_init(&r.full);
 	htab_init(&r.idx, 1024);
+	in.no_task_fields = !r.flt.comm; /* (report shows no task names) */
 	ret = in_feed(&in, rep_on_record, &r);
 	if (!ret) {
 		ret = rep_print(&r, &ro);
@@ -877,6 +895,7 @@ int cmd_report(int argc, char **argv)
 	}
 	free(r.ents);
 	free(r.tv);
+	free(r.tcache);
 	htab_free(&r.idx);
 	free(r.joinbuf);
 	tp_strtab_free(&r.full);

@@ -416,6 +416,28 @@ const struct smbin_stack *in_find(const struct in_src *in, uint32_t id)
 	return in->have_map ? smbin_find(&in->map, id, NULL) : NULL;
 }
 
+/* Whether the map holds @id: a bitmap of the map's ids when they are dense enough. */
+static int in_has(struct in_src *in, uint32_t id)
+{
+	size_t i;
+
+	if (!in->have_map)
+		return 0;
+	if (!in->present && !in->present_tried) {
+		in->present_tried = 1;
+		in->present_n = in->map.nr ? (uint64_t)in->map.stacks[in->map.nr - 1].id + 1 : 0;
+		/* (ids are handed out from 0: a map of N stacks has ids below N; 16 MiB at most) */
+		if (in->present_n && in->present_n <= (1u << 27))
+			in->present = calloc((size_t)(in->present_n + 7) / 8, 1);
+		for (i = 0; in->present && i < in->map.nr; i++)
+			in->present[in->map.stacks[i].id / 8] |=
+				(uint8_t)(1u << (in->map.stacks[i].id % 8));
+	}
+	if (in->present)
+		return id < in->present_n && (in->present[id / 8] >> (id % 8) & 1);
+	return in_find(in, id) != NULL;
+}
+
 static int in_missing_eq(const void *ctx, uint32_t idx, const void *key)
 {
 	return ((const struct in_src *)ctx)->missing[idx] == *(const uint32_t *)key;
@@ -482,7 +504,7 @@ static int in_on_record(void *arg, const struct ev_record *r)
 		}
 		if (r->stack.kind == EV_STACK_ID) {
 			st->refs_id++;
-			if (!in_find(in, r->stack.id)) {
+			if (!in_has(in, r->stack.id)) {
 				ret = in_note_missing(in, r->stack.id);
 				if (ret)
 					return ret;
@@ -517,7 +539,8 @@ int in_feed(struct in_src *in, ev_fn fn, void *arg)
 	in->fn = fn;
 	in->fn_arg = arg;
 	if (in->kind == IN_DAT) {
-		ret = rd_feed_records(&in->td, in_on_record, in, &rs, &err);
+		ret = rd_feed_records(&in->td, in_on_record, in,
+				      in->no_task_fields ? RD_F_NO_TASK_FIELDS : 0, &rs, &err);
 		if (ret == -EBADMSG) {
 			sm_err("%s: offset %llu: %s", in->path, (unsigned long long)err.offset,
 			       err.msg);
@@ -600,6 +623,7 @@ void in_close(struct in_src *in)
 	syms_free(&in->syms);
 	htab_free(&in->missing_idx);
 	free(in->missing);
+	free(in->present);
 	free(in->name);
 	free(in->path);
 	free(in->dir);

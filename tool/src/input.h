@@ -80,6 +80,10 @@ struct in_src {
 	size_t nmissing, missing_cap;
 	struct htab missing_idx;
 	uint64_t torn_line;
+	int no_task_fields; /* set by a consumer that reads neither comm nor sched_switch fields */
+	uint8_t *present; /* bitmap of the map's ids (in_on_record), NULL when sparse */
+	uint64_t present_n;
+	int present_tried;
 	/* the consumer's callback, wrapped by in_feed() */
 	ev_fn fn;
 	void *fn_arg;

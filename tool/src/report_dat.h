@@ -26,7 +26,10 @@ struct rd_stats {
  * lost / is gone, EV_TYPE_UNKNOWN for a record without a format. Full stacks come as
  * addresses (stack.addrs, frames NULL); comm from the file's saved_cmdlines. Fills @st.
  */
-int rd_feed_records(struct td_file *td, ev_fn fn, void *arg, struct rd_stats *st,
-		    struct td_err *err);
+int rd_feed_records(struct td_file *td, ev_fn fn, void *arg, unsigned int flags,
+		    struct rd_stats *st, struct td_err *err);
+
+/* rd_feed_records() @flags: the consumer reads neither comm nor the sched_switch fields */
+#define RD_F_NO_TASK_FIELDS 0x1
 
 #endif /* REPORT_DAT_H */
