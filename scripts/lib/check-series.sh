@@ -11,8 +11,9 @@
 #   2. checkpatch --strict on every commit: each finding must be listed, with its reason, in
 #      kernel/checkpatch-allowed.txt (the cover letter names them);
 #   3. other configurations at the top commit: CONFIG_FTRACE_STACKMAP=n (x86_64), i386 (32-bit:
-#      the map's path without fingerprints) and arm64 (cross-compiled, when
-#      aarch64-linux-gnu-gcc is installed), each with W=1 and sparse on kernel/trace/;
+#      the map's path without fingerprints), kunitm (x86_64 with CONFIG_KUNIT=m and modules:
+#      the KUnit suite, built in, must not link against kunit.ko) and arm64 (cross-compiled,
+#      when aarch64-linux-gnu-gcc is installed), each with W=1 and sparse on kernel/trace/;
 #   4. with --boot, every commit from the KUnit patch on is booted in QEMU: the ftrace
 #      start-up self-tests and the KUnit suite must pass in its boot log.
 #
@@ -22,7 +23,7 @@
 #
 # Options: --boot (step 4), --no-configs (skip step 3), --only-configs (only step 3),
 # --keep-going (go on after a failing commit). CS_CONFIGS="i386 arm64" picks the configurations
-# of step 3 (default: all three). Exit status 0 when every check passed.
+# of step 3 (default: all four). Exit status 0 when every check passed.
 
 # shellcheck source=checkpatch.sh
 . "$ROOT/scripts/lib/checkpatch.sh"
@@ -206,8 +207,9 @@ cs_bisect() { # boot keep-going
 	return 0
 }
 
-# CONFIG_FTRACE_STACKMAP=n, i386 and arm64 at the top commit; each must build, and kernel/trace
-# must have no warning with W=1 and sparse that the same configuration of the base lacks.
+# CONFIG_FTRACE_STACKMAP=n, i386, KUNIT=m and arm64 at the top commit; each must build, and
+# kernel/trace must have no warning with W=1 and sparse that the same configuration of the
+# base lacks.
 cs_configs() {
 	local name arch target frag obj
 	cs_fragment "$CS_DIR/nostackmap.config" 'FTRACE_STACKMAP.*' \
@@ -216,9 +218,14 @@ cs_configs() {
 	# wants a kernel not optimized for size.
 	cs_fragment "$CS_DIR/i386.config" '64BIT|UNWINDER_ORC|NR_CPUS' \
 		'# CONFIG_64BIT is not set' 'CONFIG_CC_OPTIMIZE_FOR_PERFORMANCE=y'
-	for name in ${CS_CONFIGS:-nostackmap i386 arm64}; do
+	# KUNIT=m (with modules): the series' suite is built in and must then be left out, not
+	# linked into vmlinux against kunit.ko's symbols.
+	cs_fragment "$CS_DIR/kunitm.config" 'KUNIT|FTRACE_STACKMAP_KUNIT_TEST|MODULES' \
+		'CONFIG_MODULES=y' 'CONFIG_KUNIT=m' 'CONFIG_KUNIT_ALL_TESTS=m'
+	for name in ${CS_CONFIGS:-nostackmap i386 kunitm arm64}; do
 		case $name in
 		nostackmap) arch=x86_64 target=bzImage frag=$CS_DIR/nostackmap.config ;;
+		kunitm) arch=x86_64 target=bzImage frag=$CS_DIR/kunitm.config ;;
 		i386) arch=i386 target=bzImage frag=$CS_DIR/i386.config ;;
 		arm64)
 			# The arm64 test kernel: base.config, then arm64.config.
