@@ -63,6 +63,8 @@ static int ex_load(const char *cmd, const char *input, const char *map_opt,
 		x->pf.have_wall = 1;
 		x->pf.wall_offset_ns = x->in.td.date_offset_ns;
 	}
+	/* the sched_switch fields serve the off-CPU weights and the Perfetto timeline only */
+	x->in.no_switch_fields = !po->offcpu && !po->timeline;
 	ret = in_feed(&x->in, pf_add_record, &x->pf);
 	if (ret)
 		return ret;
@@ -312,6 +314,7 @@ static int ex_run(int argc, char **argv, int diff)
 	}
 	inputs[0] = diff ? argv[optind] : input;
 	inputs[1] = diff ? argv[optind + 1] : NULL;
+	po.timeline = fmt == EXF_PERFETTO;
 	for (i = 0; i < (diff ? 2 : 1); i++) {
 		po.unknown_tag = diff ? (i ? "B" : "A") : NULL;
 		ret = ex_load(cmd, inputs[i], map_opt, &po, &in[i]);

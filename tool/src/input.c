@@ -540,7 +540,9 @@ int in_feed(struct in_src *in, ev_fn fn, void *arg)
 	in->fn_arg = arg;
 	if (in->kind == IN_DAT) {
 		ret = rd_feed_records(&in->td, in_on_record, in,
-				      in->no_task_fields ? RD_F_NO_TASK_FIELDS : 0, &rs, &err);
+				      (in->no_task_fields ? RD_F_NO_TASK_FIELDS : 0) |
+					      (in->no_switch_fields ? RD_F_NO_SWITCH_FIELDS : 0),
+				      &rs, &err);
 		if (ret == -EBADMSG) {
 			sm_err("%s: offset %llu: %s", in->path, (unsigned long long)err.offset,
 			       err.msg);

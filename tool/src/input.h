@@ -81,6 +81,7 @@ struct in_src {
 	struct htab missing_idx;
 	uint64_t torn_line;
 	int no_task_fields; /* set by a consumer that reads neither comm nor sched_switch fields */
+	int no_switch_fields; /* ... that does not read the sched_switch fields */
 	uint8_t *present; /* bitmap of the map's ids (in_on_record), NULL when sparse */
 	uint64_t present_n;
 	int present_tried;

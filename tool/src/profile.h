@@ -67,6 +67,7 @@ struct pf_opts {
 	int offcpu; /* compute weight_ns from sched_switch times */
 	int keep_events; /* fill pf.events and pf.switches */
 	const char *unknown_tag; /* diff: "A"/"B" after an unknown stack's name, so never paired */
+	int timeline; /* a writer that shows the sched_switch events (Perfetto) */
 };
 
 struct pf {

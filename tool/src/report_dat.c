@@ -55,6 +55,11 @@ struct rd_ev {
 	unsigned int flags; /* RD_F_* */
 	ev_fn fn;
 	void *arg;
+	/* pid -> comm of saved_cmdlines, direct mapped: a binary search per record otherwise */
+	struct rd_comm_slot {
+		int32_t pid;
+		const char *comm;
+	} comm_cache[1024];
 };
 
 /* The dense index of one of the reader's own type names, given on first use. */
@@ -154,8 +159,19 @@ static int32_t rd_pid(const struct td_file *td, const struct td_rec *r, const st
 
 static void rd_comm(struct rd_ev *e, int32_t pid, char *out)
 {
-	const char *c = pid == EV_PID_NONE ? "" : tep_data_comm_from_pid(e->td->tep, pid);
+	struct rd_comm_slot *slot = &e->comm_cache[(uint32_t)pid % 1024];
+	const char *c;
 	size_t n = 0;
+
+	if (pid == EV_PID_NONE) {
+		c = "";
+	} else if (slot->comm && slot->pid == pid) {
+		c = slot->comm;
+	} else {
+		c = tep_data_comm_from_pid(e->td->tep, pid);
+		slot->pid = pid;
+		slot->comm = c;
+	}
 
 	/* per record: a copy, not snprintf (which was 2.5% of an export, perf record) */
 	while (c && n + 1 < EV_COMM_LEN && c[n]) {
@@ -195,7 +211,7 @@ static void rd_fill_event(struct rd_ev *e, const struct td_rec *r, struct ev_rec
 	if (e->flags & RD_F_NO_TASK_FIELDS)
 		return; /* (cheaper by a quarter on report, perf record) */
 	rd_comm(e, out->pid, out->comm);
-	if (t->is_switch) {
+	if (t->is_switch && !(e->flags & RD_F_NO_SWITCH_FIELDS)) {
 		out->flags |= EV_F_SWITCH;
 		rd_str(r, t->prev_comm, out->sw.prev_comm, sizeof(out->sw.prev_comm));
 		rd_str(r, t->next_comm, out->sw.next_comm, sizeof(out->sw.next_comm));

@@ -31,5 +31,7 @@ int rd_feed_records(struct td_file *td, ev_fn fn, void *arg, unsigned int flags,
 
 /* rd_feed_records() @flags: the consumer reads neither comm nor the sched_switch fields */
 #define RD_F_NO_TASK_FIELDS 0x1
+/* ... nor the sched_switch fields (comm is filled) */
+#define RD_F_NO_SWITCH_FIELDS 0x2
 
 #endif /* REPORT_DAT_H */
