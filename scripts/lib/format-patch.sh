@@ -10,6 +10,11 @@
 # diffstat. It then applies the files with git am to the base in a scratch worktree and fails
 # unless the result is the same tree as build/linux's HEAD.
 #
+# The series' commits carry the project's placeholder identity (PLACEHOLDER below); a mailable
+# series never does: the author, the Signed-off-by lines and the MAINTAINERS entry (as M:) are
+# the sender's, from git config user.name and user.email of this repository or
+# STACKMAP_SENDER='Name <email>', and format-patch refuses to write the series without one.
+#
 # --am-on GITDIR:REV (repeatable) also applies the patches with git am to REV of the git
 # repository GITDIR (another 6.12.y tree, e.g. a stable tag), and fails unless every patch
 # applies and the files the series adds come out as in HEAD (see am_on). The cover letter's
@@ -52,8 +57,29 @@ am_on() {
 	echo "$ver"
 }
 
+PLACEHOLDER="Stackmap Developers <stackmap@localhost>"
+
+# The sender's "Name <email>", or a refusal that says how to give it.
+sender_identity() {
+	local who=${STACKMAP_SENDER:-} name email
+	if [ -z "$who" ]; then
+		name=$(git -C "$ROOT" config user.name || true)
+		email=$(git -C "$ROOT" config user.email || true)
+		[ -n "$name" ] && [ -n "$email" ] && who="$name <$email>"
+	fi
+	[ -n "$who" ] || die "format-patch: no sender: set git config user.name and user.email" \
+		"(or STACKMAP_SENDER='Name <email>'); the series is not mailed under the" \
+		"placeholder $PLACEHOLDER"
+	if [ "$who" = "$PLACEHOLDER" ] ||
+		! echo "$who" | grep -Eq '^[^<>]+ <[^<>@ ]+@[^<>@ ]+\.[^<>@ ]+>$'; then
+		die "format-patch: '$who' is not a sender's 'Name <email>' (a mail domain with a dot;" \
+			"not the placeholder $PLACEHOLDER)"
+	fi
+	echo "$who"
+}
+
 cmd_format_patch() {
-	local out="" cover tmp am n also=() spec
+	local out="" cover tmp am n also=() spec sender
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--am-on)
@@ -64,16 +90,31 @@ cmd_format_patch() {
 		esac
 	done
 	out=${out:-$BUILD/series}
+	sender=$(sender_identity) || exit 1
 	[ -d "$TREE/.git" ] || die "no tree at $TREE: run 'scripts/kernel assemble' first"
 	[ -z "$(g status --porcelain)" ] || die "$TREE has uncommitted changes; commit them first"
 	n=$(g rev-list --count "$BASE_TAG..HEAD")
 	[ "$n" -gt 0 ] || die "no commits since $BASE_TAG"
 	rm -rf "$out"
 	mkdir -p "$out"
-	git -C "$TREE" -c user.name="Stackmap Developers" -c user.email=stackmap@localhost \
+	local email=${sender##*<}
+	git -C "$TREE" -c user.name="${sender% <*}" -c user.email="${email%>}" \
 		format-patch -q --cover-letter --zero-commit --no-signature --thread=shallow \
 		-o "$out" "$BASE_TAG..HEAD" >/dev/null
 	cover=$(ls "$out"/0000-cover-letter.patch)
+	# The sender in place of the placeholder: author, sign-off, and maintainer (R: -> M:).
+	python3 - "$PLACEHOLDER" "$sender" "$out"/*.patch <<'PY' || die "format-patch: cannot set the sender"
+import sys
+ph, who = sys.argv[1], sys.argv[2]
+for f in sys.argv[3:]:
+    t = open(f).read()
+    t = t.replace('From: ' + ph + '\n', 'From: ' + who + '\n')
+    t = t.replace('Signed-off-by: ' + ph + '\n', 'Signed-off-by: ' + who + '\n')
+    t = t.replace('+R:\t' + ph + '\n', '+M:\t' + who + '\n')
+    if ph in t:
+        sys.exit('format-patch: %s still names the placeholder %s' % (f, ph))
+    open(f, 'w').write(t)
+PY
 	# The other trees first: the cover letter names those the series applied to.
 	local versions=() patches
 	# shellcheck disable=SC2010 # format-patch's names have no spaces
@@ -164,8 +205,13 @@ PY
 		cat "$am.log" >&2
 		die "git am of $out onto $BASE_TAG failed"
 	fi
-	[ "$(git -C "$am" rev-parse 'HEAD^{tree}')" = "$(g rev-parse 'HEAD^{tree}')" ] ||
+	# HEAD's tree but for MAINTAINERS, where the sender maintains what the placeholder reviewed
+	g diff --quiet "$(git -C "$am" rev-parse HEAD)" HEAD -- . ':(exclude)MAINTAINERS' ||
 		die "git am of $out gives another tree than $TREE's HEAD"
+	cmp -s <(g show HEAD:MAINTAINERS | sed "s|^R:\t$PLACEHOLDER\$|M:\t$sender|") \
+		"$am/MAINTAINERS" ||
+		die "git am of $out: MAINTAINERS is not HEAD's with the sender as maintainer"
 	g worktree remove --force "$am"
-	say "wrote $out: cover letter + $n patches; git am on Linux $(source_version "$TREE") gives HEAD's tree"
+	say "wrote $out: cover letter + $n patches from $sender; git am on Linux" \
+		"$(source_version "$TREE") gives HEAD's tree (MAINTAINERS: the sender as M:)"
 }
