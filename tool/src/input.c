@@ -525,7 +525,6 @@ static int in_u32_cmp(const void *a, const void *b)
 
 int in_feed(struct in_src *in, ev_fn fn, void *arg)
 {
-	struct rd_stats rs;
 	struct td_err err = {0};
 	struct tp_ctx ctx;
 	int ret;
@@ -542,7 +541,7 @@ int in_feed(struct in_src *in, ev_fn fn, void *arg)
 		ret = rd_feed_records(&in->td, in_on_record, in,
 				      (in->no_task_fields ? RD_F_NO_TASK_FIELDS : 0) |
 					      (in->no_switch_fields ? RD_F_NO_SWITCH_FIELDS : 0),
-				      &rs, &err);
+				      &err);
 		if (ret == -EBADMSG) {
 			sm_err("%s: offset %llu: %s", in->path, (unsigned long long)err.offset,
 			       err.msg);

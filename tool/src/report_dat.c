@@ -51,7 +51,6 @@ struct rd_ev {
 	int64_t unattr_type; /* dense index of "(no event)", -1 until needed */
 	int64_t lost_type; /* of "(lost event)" */
 	int64_t unknown_type; /* of "(unknown event)" */
-	struct rd_stats *st;
 	unsigned int flags; /* RD_F_* */
 	ev_fn fn;
 	void *arg;
@@ -256,8 +255,6 @@ static int rd_on_head(struct rd_ev *e, struct rd_cpu *c, const struct td_rec *r)
 		x.lost = r->missed_events;
 		/* before the CPU's first event, its stacks stay "(no event)": the start of its data */
 		c->lost = c->seen;
-		e->st->missed_pages++;
-		e->st->missed_events += r->missed_events;
 		ret = e->fn(e->arg, &x);
 		if (ret)
 			return ret;
@@ -273,9 +270,6 @@ static int rd_on_head(struct rd_ev *e, struct rd_cpu *c, const struct td_rec *r)
 		c->pend_emitted = 0;
 		c->lost = 0;
 		c->seen = 1;
-		e->st->events++;
-		if (r->kind == TD_BAD)
-			e->st->unknown_events++;
 		return 0;
 	case TD_STACK_ID:
 	case TD_STACK:
@@ -291,17 +285,11 @@ static int rd_on_head(struct rd_ev *e, struct rd_cpu *c, const struct td_rec *r)
 			if (c->lost) {
 				x.type_name = EV_TYPE_LOST;
 				x.type = rd_special(e, &e->lost_type);
-				e->st->after_loss++;
 			} else {
 				x.type_name = EV_TYPE_UNATTRIBUTED;
 				x.type = rd_special(e, &e->unattr_type);
-				e->st->unattributed++;
 			}
 		}
-		if (r->kind == TD_STACK_ID)
-			e->st->stack_ids++;
-		else
-			e->st->full_stacks++;
 		x.stack.kind = r->kind == TD_STACK_ID ? EV_STACK_ID : EV_STACK_FULL;
 		x.stack.id = r->stack_id;
 		x.stack.nr = r->kind == TD_STACK ? r->nr : 0;
@@ -313,13 +301,11 @@ static int rd_on_head(struct rd_ev *e, struct rd_cpu *c, const struct td_rec *r)
 	}
 }
 
-int rd_feed_records(struct td_file *td, ev_fn fn, void *arg, unsigned int flags,
-		    struct rd_stats *st, struct td_err *err)
+int rd_feed_records(struct td_file *td, ev_fn fn, void *arg, unsigned int flags, struct td_err *err)
 {
 	struct rd_ev e = {.td = td,
 			  .fn = fn,
 			  .arg = arg,
-			  .st = st,
 			  .unattr_type = -1,
 			  .lost_type = -1,
 			  .unknown_type = -1,
@@ -328,7 +314,6 @@ int rd_feed_records(struct td_file *td, ev_fn fn, void *arg, unsigned int flags,
 	char *cl = NULL;
 	int i, ret = 0;
 
-	memset(st, 0, sizeof(*st));
 	e.types = calloc(RD_NTYPES, sizeof(*e.types));
 	if (!cpus || !e.types) {
 		ret = -ENOMEM;
@@ -368,8 +353,6 @@ int rd_feed_records(struct td_file *td, ev_fn fn, void *arg, unsigned int flags,
 	}
 	for (i = 0; i < td->ncpus && !ret; i++)
 		ret = rd_flush(&e, &cpus[i]);
-	for (i = 0; i < td->ncpus && cpus[i].it; i++)
-		st->records += td_iter_stats(cpus[i].it)->records;
 out:
 	for (i = 0; cpus && i < td->ncpus; i++)
 		td_iter_close(cpus[i].it);

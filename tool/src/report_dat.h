@@ -11,23 +11,17 @@
 #include "trace_parse.h"
 #include "tracedat.h"
 
-struct rd_stats {
-	uint64_t records, events, stack_ids, full_stacks;
-	uint64_t unknown_events; /* records whose event id has no format in the file */
-	uint64_t unattributed, after_loss; /* references to "(no event)" and "(lost event)" */
-	uint64_t missed_pages, missed_events; /* pages after a loss, and the counts they give */
-};
-
 /*
  * rd_feed_records() - deliver the records of @td as struct ev_record (events.h) to @fn: CPUs
  * merged by timestamp, one record per event with the stack reference that follows it on its
  * CPU (EV_F_EXTRA for more), an EV_F_LOST marker before the first record of a page that
  * follows lost events, EV_TYPE_LOST / EV_TYPE_UNATTRIBUTED for a reference whose event was
  * lost / is gone, EV_TYPE_UNKNOWN for a record without a format. Full stacks come as
- * addresses (stack.addrs, frames NULL); comm from the file's saved_cmdlines. Fills @st.
+ * addresses (stack.addrs, frames NULL); comm from the file's saved_cmdlines. The counts of
+ * what was delivered are the consumer's (the input layer keeps them, input.h).
  */
 int rd_feed_records(struct td_file *td, ev_fn fn, void *arg, unsigned int flags,
-		    struct rd_stats *st, struct td_err *err);
+		    struct td_err *err);
 
 /* rd_feed_records() @flags: the consumer reads neither comm nor the sched_switch fields */
 #define RD_F_NO_TASK_FIELDS 0x1

@@ -630,39 +630,15 @@ void tp_ctx_free(struct tp_ctx *ctx)
 	}
 	free(ctx->ring);
 	free(ctx->cpus);
-	free(ctx->event_lines);
 	free(ctx->fptr);
 	tp_strtab_free(&ctx->events);
 	memset(ctx, 0, sizeof(*ctx));
 }
 
-const char *tp_event_name(const struct tp_ctx *ctx, uint32_t idx)
+/* The dense index of event type @name (added if new), or a negative errno. */
+static long tp_intern_event(struct tp_ctx *ctx, const char *name, size_t len)
 {
-	return idx < ctx->events.n ? ctx->events.strs[idx] : EV_TYPE_UNATTRIBUTED;
-}
-
-size_t tp_nr_events(const struct tp_ctx *ctx)
-{
-	return ctx->events.n;
-}
-
-long tp_intern_event(struct tp_ctx *ctx, const char *name, size_t len)
-{
-	long idx = tp_strtab_intern(&ctx->events, name, len);
-
-	if (idx < 0)
-		return idx;
-	if ((size_t)idx >= ctx->event_lines_cap) {
-		size_t ncap = ctx->event_lines_cap ? ctx->event_lines_cap * 2 : 16;
-		uint64_t *n = realloc(ctx->event_lines, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		memset(n + ctx->event_lines_cap, 0, (ncap - ctx->event_lines_cap) * sizeof(*n));
-		ctx->event_lines = n;
-		ctx->event_lines_cap = ncap;
-	}
-	return idx;
+	return tp_strtab_intern(&ctx->events, name, len);
 }
 
 static int tp_note_bad(struct tp_ctx *ctx, uint64_t line, uint64_t offset, const char *reason)
@@ -803,7 +779,6 @@ static int tp_on_event(struct tp_ctx *ctx, const struct tp_line *l, ev_fn fn, vo
 	ev = tp_intern_event(ctx, l->name, l->name_len);
 	if (ev < 0)
 		return (int)ev;
-	ctx->event_lines[ev]++;
 	if (l->cpu >= 0) {
 		c = tp_cpu(ctx, l->cpu);
 		if (!c)

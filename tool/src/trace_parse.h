@@ -101,8 +101,6 @@ struct tp_cpu {
 
 struct tp_ctx {
 	struct tp_strtab events; /* event type names */
-	uint64_t *event_lines; /* event lines per event type */
-	size_t event_lines_cap;
 	struct tp_cpu *cpus;
 	size_t ncpu;
 	struct tp_slot *ring; /* waiting records, positions head..tail-1 (masked) */
@@ -149,12 +147,6 @@ void tp_ctx_free(struct tp_ctx *ctx);
 int tp_feed_line_ev(struct tp_ctx *ctx, const char *line, size_t len, ev_fn fn, void *arg);
 int tp_finish_ev(struct tp_ctx *ctx, ev_fn fn, void *arg);
 int tp_feed_records(struct tp_ctx *ctx, const char *buf, size_t len, ev_fn fn, void *arg);
-
-/* Name of event type @idx ("(no event)" is used for references before any event line). */
-const char *tp_event_name(const struct tp_ctx *ctx, uint32_t idx);
-size_t tp_nr_events(const struct tp_ctx *ctx);
-/* Index of event type @name (added if new, with its line counter); or a negative errno. */
-long tp_intern_event(struct tp_ctx *ctx, const char *name, size_t len);
 
 /*
  * tp_frame_func() - the function part of a frame text for collapsed stacks: "sym+0x1/0x2
