@@ -228,10 +228,10 @@ static void test_stats_saturation(void)
 	struct ftrace_stackmap *map = ftrace_stackmap_create(10);
 	struct ftrace_stackmap_stats st;
 
-	local_set(&map->cpus[0].hits, -2L);	/* ULONG_MAX - 1; successes = hits + inserts + races */
-	local_set(&map->cpus[1].inserts, 7);
-	local_set(&map->cpus[2].drops, -1L);
-	local_set(&map->cpus[3].drops, -1L);
+	local64_set(&map->cpus[0].hits, -2L);	/* U64_MAX - 1; successes = hits + inserts + races */
+	local64_set(&map->cpus[1].inserts, 7);
+	local64_set(&map->cpus[2].drops, -1L);
+	local64_set(&map->cpus[3].drops, -1L);
 	ftrace_stackmap_get_stats(map, &st);
 	CHECK(st.successes == U64_MAX, "successes %llu", (unsigned long long)st.successes);
 	CHECK(st.drops == U64_MAX, "drops %llu", (unsigned long long)st.drops);

@@ -15,6 +15,10 @@
 # the sender's, from git config user.name and user.email of this repository or
 # STACKMAP_SENDER='Name <email>', and format-patch refuses to write the series without one.
 #
+# A commit at the start of the series whose message has a Fixes: trailer fixes a bug of the base
+# that the series only found: it is mailed on its own, as OUTDIR/fixes/0001-*.patch ("[PATCH]",
+# no cover letter, for stable), and the numbered series with its cover letter starts after it.
+#
 # --am-on GITDIR:REV (repeatable) also applies the patches with git am to REV of the git
 # repository GITDIR (another 6.12.y tree, e.g. a stable tag), and fails unless every patch
 # applies and the files the series adds come out as in HEAD (see am_on). The cover letter's
@@ -97,13 +101,29 @@ cmd_format_patch() {
 	[ "$n" -gt 0 ] || die "no commits since $BASE_TAG"
 	rm -rf "$out"
 	mkdir -p "$out"
-	local email=${sender##*<}
+	local email=${sender##*<} first=$BASE_TAG
+	# The leading fixes (see the top of this file): the series starts after them.
+	for c in $(g rev-list --reverse "$BASE_TAG..HEAD"); do
+		g log -1 --format=%B "$c" | grep -q '^Fixes: [0-9a-f]\{12\}' || break
+		g log -1 --format=%B "$c" | grep -q '^Cc: stable@vger.kernel.org' ||
+			die "format-patch: $(g log -1 --format=%s "$c"): a Fixes: commit without Cc: stable"
+		first=$c
+	done
+	n=$(g rev-list --count "$first..HEAD")
+	[ "$n" -gt 0 ] || die "no commits after the fixes"
+	if [ "$first" != "$BASE_TAG" ]; then
+		git -C "$TREE" -c user.name="${sender% <*}" -c user.email="${email%>}" \
+			format-patch -q --zero-commit --no-signature -o "$out/fixes" \
+			"$BASE_TAG..$first" >/dev/null
+	fi
 	git -C "$TREE" -c user.name="${sender% <*}" -c user.email="${email%>}" \
 		format-patch -q --cover-letter --zero-commit --no-signature --thread=shallow \
-		-o "$out" "$BASE_TAG..HEAD" >/dev/null
+		-o "$out" "$first..HEAD" >/dev/null
 	cover=$(ls "$out"/0000-cover-letter.patch)
 	# The sender in place of the placeholder: author, sign-off, and maintainer (R: -> M:).
-	python3 - "$PLACEHOLDER" "$sender" "$out"/*.patch <<'PY' || die "format-patch: cannot set the sender"
+	# shellcheck disable=SC2046 # format-patch's names have no spaces
+	python3 - "$PLACEHOLDER" "$sender" "$out"/*.patch $(ls "$out"/fixes/*.patch 2>/dev/null) \
+		<<'PY' || die "format-patch: cannot set the sender"
 import sys
 ph, who = sys.argv[1], sys.argv[2]
 for f in sys.argv[3:]:
@@ -118,7 +138,7 @@ PY
 	# The other trees first: the cover letter names those the series applied to.
 	local versions=() patches
 	# shellcheck disable=SC2010 # format-patch's names have no spaces
-	patches=$(ls "$out"/*.patch | grep -v '/0000-cover-letter.patch$')
+	patches="$(ls "$out"/fixes/*.patch 2>/dev/null) $(ls "$out"/*.patch | grep -v '/0000-cover-letter.patch$')"
 	for spec in "${also[@]}"; do
 		# shellcheck disable=SC2086
 		versions+=("$(am_on "${spec%:*}" "${spec##*:}" $patches)") || exit 1
@@ -127,7 +147,7 @@ PY
 	tmp=$(mktemp)
 	# The findings checkpatch --strict reports, each with its reason: "N<TAB>finding<TAB>reason".
 	local i=0 c subj line why
-	for c in $(g rev-list --reverse "$BASE_TAG..HEAD"); do
+	for c in $(g rev-list --reverse "$first..HEAD"); do
 		i=$((i + 1))
 		subj=$(g log -1 --format=%s "$c")
 		while IFS= read -r line; do
@@ -212,6 +232,8 @@ PY
 		"$am/MAINTAINERS" ||
 		die "git am of $out: MAINTAINERS is not HEAD's with the sender as maintainer"
 	g worktree remove --force "$am"
+	[ "$first" = "$BASE_TAG" ] ||
+		say "wrote $out/fixes: $(g rev-list --count "$BASE_TAG..$first") fix(es) mailed on their own"
 	say "wrote $out: cover letter + $n patches from $sender; git am on Linux" \
 		"$(source_version "$TREE") gives HEAD's tree (MAINTAINERS: the sender as M:)"
 }

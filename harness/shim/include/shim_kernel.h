@@ -270,6 +270,18 @@ static inline void local_inc(local_t *l)
 #endif
 }
 
+/*
+ * ---- asm/local64.h: what asm-generic/local64.h gives a 64-bit kernel, a local_t (the harness
+ * runs only 64-bit builds)
+ */
+typedef struct {
+	local_t a;
+} local64_t;
+
+#define local64_read(l)		local_read(&(l)->a)
+#define local64_set(l, i)	local_set(&(l)->a, (i))
+#define local64_inc(l)		local_inc(&(l)->a)
+
 /* ---- atomic_long_t ---- */
 typedef struct {
 	long counter;
