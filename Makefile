@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # Top-level entry points; see README.md.
 
-.PHONY: all demo test test-kcsan test-arm64 test-upstream test-nostackmap kernel vm tool harness bench retention clean help setup setup-arm64
+.PHONY: all demo test test-kcsan test-arm64 test-i386 setup-i386 test-upstream test-nostackmap kernel vm tool harness bench retention clean help setup setup-arm64
 
 help:
 	@echo "make demo    - build everything missing, boot the VM, record a workload, summarize it"
 	@echo "make test    - the whole test run (user-space tests, kernel builds, VM tests, debug kernel)"
 	@echo "make test-kcsan - the KCSAN kernel: KUnit, random file operations, export stress"
 	@echo "make test-arm64 - the arm64 kernel (cross-built, qemu-system-aarch64): KUnit, ftracetest, binary export"
+	@echo "make test-i386 - the 32-bit x86 kernel (qemu-system-i386): KUnit, ftracetest, binary export"
 	@echo "make test-upstream - the whole upstream ftracetest on the patched and the unpatched kernel, compared; then test-nostackmap"
 	@echo "make test-nostackmap - CONFIG_FTRACE_STACKMAP=n: tracefs and a workload's trace as the unpatched kernel's"
 	@echo "make kernel  - assemble the series into build/linux and build the bzImage"
@@ -32,6 +33,9 @@ setup:
 setup-arm64:
 	@scripts/setup --arch arm64
 
+setup-i386:
+	@scripts/setup --arch i386
+
 test: setup
 	scripts/test
 
@@ -40,6 +44,9 @@ test-kcsan: setup
 
 test-arm64: setup-arm64
 	scripts/test --arch arm64
+
+test-i386: setup-i386
+	scripts/test --arch i386
 
 # Not part of `make test` (too long for CI): see README.md.
 test-upstream: setup

@@ -14,14 +14,17 @@
 #      the map's path without fingerprints), kunitm (x86_64 with CONFIG_KUNIT=m and modules:
 #      the KUnit suite, built in, must not link against kunit.ko) and arm64 (cross-compiled,
 #      when aarch64-linux-gnu-gcc is installed), each with W=1 and sparse on kernel/trace/;
-#   4. with --boot, every commit from the KUnit patch on is booted in QEMU: the ftrace
+#   4. the documentation at the top commit: docutils parses the series' .rst files with no
+#      warning and no table row split into fragments (scripts/lib/rst-check.py; `make
+#      htmldocs` needs Sphinx and takes long);
+#   5. with --boot, every commit from the KUnit patch on is booted in QEMU: the ftrace
 #      start-up self-tests and the KUnit suite must pass in its boot log.
 #
 # It works in its own worktree ($BUILD/check/linux) and object directories ($BUILD/check/obj-*),
 # so build/linux and build/obj are left alone. The first run builds the base kernel in full
 # with W=1 and sparse (19 minutes here, on 2 cores at load 4-6); later commits are incremental.
 #
-# Options: --boot (step 4), --no-configs (skip step 3), --only-configs (only step 3),
+# Options: --boot (step 5), --no-configs (skip step 3), --only-configs (only step 3),
 # --keep-going (go on after a failing commit). CS_CONFIGS="i386 arm64" picks the configurations
 # of step 3 (default: all four). Exit status 0 when every check passed.
 
@@ -260,6 +263,23 @@ cs_configs() {
 	done
 }
 
+# Every .rst file the series adds or changes, at the top commit, through docutils with
+# warnings as errors and no table row with an empty cell (scripts/lib/rst-check.py).
+# index.rst is left out: its toctree is Sphinx's, not docutils'.
+cs_docs() {
+	local f out py=/usr/bin/python3
+	$py -c 'import docutils' 2>/dev/null ||
+		{ cs_bad "docs: no docutils for $py (python3-docutils; scripts/setup)"; return; }
+	for f in $(g diff --name-only --diff-filter=AM "$BASE_TAG..HEAD" -- '*.rst'); do
+		case $f in */index.rst) continue ;; esac
+		if out=$(g show "HEAD:$f" | $py "$ROOT/scripts/lib/rst-check.py" "$f" 2>&1); then
+			cs_ok "docs: $f renders with docutils (no warning, no split table row)"
+		else
+			cs_bad "docs: $out"
+		fi
+	done
+}
+
 cmd_check_series() {
 	local boot=0 configs=1 bisect=1 keep=0
 	while [ $# -gt 0 ]; do
@@ -281,6 +301,7 @@ cmd_check_series() {
 		cs_bisect "$boot" "$keep" || true
 	fi
 	[ $configs = 1 ] && cs_configs
+	cs_docs
 	echo "check-series: $CS_FAILS failure(s) in $(((SECONDS - t0) / 60)) min"
 	[ $CS_FAILS = 0 ]
 }

@@ -3,7 +3,7 @@
 T=/sys/kernel/tracing
 # The guest programs scripts/test built for this guest's architecture.
 G=/src/build/guest
-if [ "$(uname -m)" = aarch64 ]; then G=/src/build/guest-arm64; fi
+case $(uname -m) in aarch64) G=/src/build/guest-arm64 ;; i?86) G=/src/build/guest-i386 ;; esac
 fail() { echo "FAIL: $*"; exit 1; }
 pass() { echo "PASS"; exit 0; }
 
