@@ -999,17 +999,24 @@ struct td_iter {
  */
 static void td_iter_release(struct td_iter *it, uint64_t upto)
 {
-	long sys = sysconf(_SC_PAGESIZE);
-	uintptr_t from, to;
+	/*
+	 * In 4 MiB pieces, aligned to 4 MiB: each madvise() flushes the TLB (an IPI to every CPU
+	 * the process ran on) and splits a transparent huge page it cuts into. Released every
+	 * 64 KiB, those took 35% of `export --format pprof` on the 5-million-event trace.dat
+	 * (perf record: smp_call_function_many_cond, pmdp_huge_clear_flush); the cost in memory
+	 * is at most 4 MiB per CPU stream still mapped.
+	 */
+	const uintptr_t chunk = (uintptr_t)4 << 20;
+	uintptr_t base = (uintptr_t)it->cpu->data, from, to;
 
-	if (!it->td->map || sys <= 0 || upto <= it->released + (uint64_t)sys * 16)
+	if (!it->td->map || upto < it->released + chunk)
 		return;
-	from = ((uintptr_t)(it->cpu->data + it->released) + (uintptr_t)sys - 1) &
-	       ~((uintptr_t)sys - 1);
-	to = (uintptr_t)(it->cpu->data + upto) & ~((uintptr_t)sys - 1);
-	if (to > from)
-		madvise((void *)from, to - from, MADV_DONTNEED);
-	it->released = upto;
+	from = (base + it->released + chunk - 1) & ~(chunk - 1);
+	to = (base + upto) & ~(chunk - 1);
+	if (to <= from)
+		return;
+	madvise((void *)from, to - from, MADV_DONTNEED);
+	it->released = to - base;
 }
 
 int td_iter_open(struct td_file *td, int idx, struct td_iter **out)
