@@ -2,7 +2,9 @@
 # The test run on the debug kernel (KASAN, lockdep, kmemleak: `run.sh debug`) and on the
 # KCSAN kernel (`run.sh kcsan`), inside the VM as root; started by scripts/test, which
 # boots with --strict (any WARNING, BUG, KASAN/KCSAN report or kmemleak leak in the console
-# fails the run) and --selftests. Prints "ok ..." / "FAIL ..." and "N passed, N failed".
+# fails the run) and multi-threaded TCG. `run.sh selftests` checks the ftrace start-up
+# self-tests of a second boot of the same kernel (single-threaded TCG, --selftests).
+# Prints "ok ..." / "FAIL ..." and "N passed, N failed".
 mode=${1:-debug}
 T=/sys/kernel/tracing
 G=/src/build/guest
@@ -24,8 +26,16 @@ run() { # description command...
 
 dmesg > /tmp/boot.txt
 . /src/tests/lib/bootlog.sh
+if [ "$mode" = selftests ]; then
+	# A boot of its own under single-threaded TCG, with KUnit off (kunit.enable=0): the
+	# self-tests patch code on a live CPU, which multi-threaded TCG does not emulate
+	# faithfully (docs/RELIABILITY.md, "Concurrency under TCG").
+	if msg=$(bootlog_selftests /tmp/boot.txt); then ok "$msg"; else bad "$msg"; fi
+	echo "$passed passed, $failed failed"
+	[ $failed -eq 0 ]
+	exit
+fi
 if msg=$(bootlog_kunit /tmp/boot.txt); then ok "$msg"; else bad "$msg"; fi
-if msg=$(bootlog_selftests /tmp/boot.txt); then ok "$msg"; else bad "$msg"; fi
 
 if [ "$mode" = debug ]; then
 	mount -t debugfs none $D 2>/dev/null
