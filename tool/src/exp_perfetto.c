@@ -41,8 +41,7 @@
  * The packets of the stream are encoded straight into the output buffer: their bodies are
  * bounded (below 128 bytes, PT_SMALL), so each length is a 1-byte slot filled in afterwards
  * rather than a body built apart and copied (or moved) into its parent; a sched_switch event
- * is built on the stack, and copied once into its CPU's bundle, which is copied once into the
- * output.
+ * is built on the stack and copied once into its CPU's bundle, which is written as it is.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "export.h"
@@ -96,7 +95,7 @@
  */
 #define PT_SMALL 128
 #define PT_ROOM	 256
-#define PT_FLUSH (4u << 20) /* write the output in pieces of about 4 MiB */
+#define PT_FLUSH (1u << 20) /* write in pieces of about 1 MiB (4 MiB: sys time x2) */
 
 /*
  * Append @pkt as one Trace.packet to @out (a struct pb used as an output buffer), writing
@@ -558,13 +557,14 @@ static int pt_flush_bundle(struct pt_stream *s, size_t cpu)
 	struct pb *b = &s->bundle[cpu];
 	size_t body, pkt;
 	uint8_t *w;
+	int ret;
 
 	if (!s->nbundle[cpu])
 		return 0;
-	/* the lengths are known: the bundle's events are copied once, into the output */
+	/* the lengths are known: the head goes into the output, the events straight to the file */
 	body = 1 + pb_varint_size(cpu) + b->len; /* FtraceEventBundle: cpu, the events */
 	pkt = 1 + pb_varint_size(PT_SEQ + 1 + cpu) + 1 + pb_varint_size(body) + body;
-	w = pb_room(&s->out, 32 + b->len);
+	w = pb_room(&s->out, 32);
 	if (!w)
 		return -ENOMEM;
 	*w++ = 1 << 3 | 2; /* Trace.packet */
@@ -573,11 +573,13 @@ static int pt_flush_bundle(struct pt_stream *s, size_t cpu)
 	*w++ = PT_FTRACE_EVENTS << 3 | 2;
 	w = pb_put_varint(w, body);
 	w = pb_put_uint(w, 1, cpu);
-	memcpy(w, b->buf, b->len);
-	s->out.len = (size_t)(w + b->len - s->out.buf);
+	s->out.len = (size_t)(w - s->out.buf);
+	ret = pt_emit(s->f, NULL, &s->out, 1);
+	if (!ret && fwrite(b->buf, 1, b->len, s->f) != b->len)
+		ret = -EIO;
 	pb_reset(b);
 	s->nbundle[cpu] = 0;
-	return pt_emit(s->f, NULL, &s->out, 0);
+	return ret;
 }
 
 static int pt_switch(struct pt_stream *s, const struct pf_switch *w)
