@@ -3,9 +3,10 @@
  * stackmap export: write a recording as folded stacks, speedscope JSON, pprof, a Perfetto
  * trace or an interactive SVG flame graph. stackmap diff: compare two recordings by frames.
  *
- * The whole input is read and checked before anything is written; the output goes to a
- * temporary file next to -o FILE's final target that is renamed over it only when complete
- * (outfile.h), so a failed export leaves no partial file.
+ * The whole input is read and checked before anything is written (but for a Perfetto trace
+ * going to a temporary file, written as the input is read: ex_stream_perfetto()); the output
+ * goes to a temporary file next to -o FILE's final target that is renamed over it only when
+ * complete (outfile.h), so a failed export leaves no partial file.
  */
 #define _GNU_SOURCE
 #include "export.h"
@@ -41,9 +42,12 @@ static void ex_input_free(struct ex_input *x)
 	memset(x, 0, sizeof(*x));
 }
 
-/* Load @input with @map_opt into @x. Return 0 or an exit code after one message. */
+/*
+ * Load @input with @map_opt into @x; with @feed, read the records (else the caller feeds them).
+ * Return 0 or an exit code after one message.
+ */
 static int ex_load(const char *cmd, const char *input, const char *map_opt,
-		   const struct pf_opts *po, struct ex_input *x)
+		   const struct pf_opts *po, struct ex_input *x, int feed)
 {
 	int ret;
 
@@ -65,6 +69,8 @@ static int ex_load(const char *cmd, const char *input, const char *map_opt,
 	}
 	/* the sched_switch fields serve the off-CPU weights and the Perfetto timeline only */
 	x->in.no_switch_fields = !po->offcpu && !po->timeline;
+	if (!feed)
+		return 0;
 	ret = in_feed(&x->in, pf_add_record, &x->pf);
 	if (ret)
 		return ret;
@@ -140,25 +146,35 @@ enum {
 };
 
 /*
- * Perfetto has every event on its timeline: rather than keep them all, the input is read a
- * second time and each event is written as it comes (the first pass gave the stacks).
+ * Perfetto has every event on its timeline: rather than keep them all, each event is written
+ * as it comes, with what it refers to interned on first use. Into a temporary file (renamed
+ * over -o FILE only when complete) the input is read once; written directly (standard output,
+ * a FIFO), the input is first read and checked whole and then streamed in a second pass, so
+ * that a bad input writes nothing there either. Return 0, a negative errno (not yet printed)
+ * or the exit code of the input layer (after its message).
  */
-static int ex_stream_perfetto(struct ex_input *x, const struct ex_opts *eo, FILE *f)
+static int ex_stream_perfetto(struct ex_input *x, const struct ex_opts *eo, struct ex_out *o)
 {
 	struct pt_stream *s;
 	int ret;
 
-	ret = ex_perfetto_start(&x->pf, eo, f, &s);
+	if (!o->of.tmp) {
+		ret = in_feed(&x->in, pf_add_record, &x->pf);
+		if (ret)
+			return ret;
+		x->pf.replay = 1;
+	}
+	ret = ex_perfetto_start(&x->pf, eo, o->f, &s);
 	if (ret)
 		return ret;
-	x->pf.replay = 1;
 	x->pf.sink = ex_perfetto_sink;
 	x->pf.sink_arg = s;
 	ret = in_feed(&x->in, pf_add_record, &x->pf);
 	x->pf.sink = NULL;
+	pf_finish(&x->pf);
 	if (ret) {
 		ex_perfetto_finish(s);
-		return -EIO;
+		return ret;
 	}
 	return ex_perfetto_finish(s);
 }
@@ -317,7 +333,7 @@ static int ex_run(int argc, char **argv, int diff)
 	po.timeline = fmt == EXF_PERFETTO;
 	for (i = 0; i < (diff ? 2 : 1); i++) {
 		po.unknown_tag = diff ? (i ? "B" : "A") : NULL;
-		ret = ex_load(cmd, inputs[i], map_opt, &po, &in[i]);
+		ret = ex_load(cmd, inputs[i], map_opt, &po, &in[i], fmt != EXF_PERFETTO);
 		nin++;
 		if (ret)
 			goto out;
@@ -336,9 +352,13 @@ static int ex_run(int argc, char **argv, int diff)
 	else if (fmt == EXF_PPROF)
 		ret = ex_write_pprof(&in[0].pf, &eo, out.f);
 	else if (fmt == EXF_PERFETTO)
-		ret = ex_stream_perfetto(&in[0], &eo, out.f);
+		ret = ex_stream_perfetto(&in[0], &eo, &out);
 	else
 		ret = ex_write_svg(&in[0].pf, &eo, out.f);
+	if (ret > 0) { /* the input layer's exit code, after its message */
+		ex_out_close(&out, 0);
+		goto out;
+	}
 	if (ret) {
 		sm_err("%s: %s", cmd, strerror(-ret));
 		ex_out_close(&out, 0);

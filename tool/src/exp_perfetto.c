@@ -2,30 +2,46 @@
 /*
  * Perfetto exporter: a trace file (perfetto.protos.Trace, a sequence of TracePacket) that
  * ui.perfetto.dev and trace_processor open. Field numbers are Perfetto's (see
- * tests/perfetto_subset.proto for the subset written here):
+ * tests/perfetto_subset.proto for the subset written here). The events of the recording go on
+ * sequence 1 (trusted_packet_sequence_id 1), the sched_switch bundles on one sequence per CPU:
  *
- *  1. one packet with the interned data of the whole recording (sequence 1, flag
- *     SEQ_INCREMENTAL_STATE_CLEARED): function names, mapping paths (one per kernel module,
- *     "[kernel.kallsyms]" for the core), mappings spanning the addresses seen, frames (one
- *     per location, rel_pc from the mapping's start), callstacks (root first; the bottom
- *     frame is the --by label, the event type by default, so a range's flame graph splits by
- *     event type);
- *  2. a ProcessTree with every task seen (pid as thread; its tgid as process when the trace
- *     shows it, else the pid) and its name;
- *  3. one FtraceEventBundle per CPU with its sched_switch events (the UI draws the CPU and
- *     thread scheduling tracks from them);
- *  4. one PerfSample packet per stack reference (timestamp, cpu, pid, tid, callstack,
- *     MODE_KERNEL; flag SEQ_NEEDS_INCREMENTAL_STATE): the timeline of the recorded events,
- *     and the flame graph of any selected range;
- *  5. per task with a stack reference a TrackDescriptor (uuid PT_TRACK_UUID + pid, its
- *     ThreadDescriptor pid/tid/name, so the UI puts the track in the thread's place; uuid
- *     PT_TRACK_NOTASK for references without a task), written before the task's first
- *     event, and per stack reference a TrackEvent TYPE_INSTANT on it, named by the event
- *     type, with callstack_iid: clicking the event in ui.perfetto.dev shows its stack.
- *     Interned ids (strings, frames, callstacks, mappings) start at 1: 0 means "none".
- * The input is streamed: (1) after a first pass, (3), (4) and (5) as the second pass
- * delivers the records, (2) at the end (ex_perfetto_start/sink/finish).
+ *  1. first, on sequence 1 (flag SEQ_INCREMENTAL_STATE_CLEARED): TracePacketDefaults with
+ *     timestamp_clock_id 64 and a ClockSnapshot that defines clock 64 (sequence-scoped) as
+ *     incremental, 0 when BOOTTIME is 0, with BOOTTIME the primary trace clock. Every later
+ *     packet of sequence 1 (flag SEQ_NEEDS_INCREMENTAL_STATE) without a timestamp_clock_id of
+ *     its own thus carries the delta from the previous one: the first the absolute time, the
+ *     others a few bytes (a backwards step is the delta modulo 2^64, as trace_processor adds
+ *     it to an int64);
+ *  2. one FtraceEventBundle per CPU with its sched_switch events, at most PT_BUNDLE per
+ *     packet (the UI draws the CPU and thread scheduling tracks from them);
+ *  3. per stack reference a PerfSample packet (timestamp, cpu, pid, tid, callstack_iid,
+ *     MODE_KERNEL: the timeline of the recorded events, and the flame graph of any selected
+ *     range) and then a TrackEvent TYPE_INSTANT at the same time (delta 0) on the track of its
+ *     task, named by the event type (name_iid), with the same callstack_iid: clicking the
+ *     event in ui.perfetto.dev shows its stack. The PerfSample packet of the first reference
+ *     to a new callstack carries, in its interned_data, what that callstack adds: function
+ *     names, mapping paths (one per kernel module, "[kernel.kallsyms]" for the core),
+ *     mappings (one per module, without an address range: the addresses are not all known
+ *     before the stream ends, and trace_processor interns a mapping without a range by its
+ *     name, so rel_pc is the frame's address), frames (one per location), callstacks (root
+ *     first, one frame_ids field per frame; the bottom frame is the --by label, the event
+ *     type by default, so a range's flame graph splits by event type) and the event name;
+ *  4. per task with a stack reference, between its first PerfSample and TrackEvent (delta
+ *     0), a TrackDescriptor (uuid PT_TRACK_UUID + pid, its ThreadDescriptor pid/tid/name, so
+ *     the UI puts the track in the thread's place; uuid PT_TRACK_NOTASK for references
+ *     without a task);
+ *  5. last, on sequence 1 with its own timestamp_clock_id (BOOTTIME, the start of the
+ *     recording), a ProcessTree with every task seen (pid as thread; its tgid as process when
+ *     the trace shows it, else the pid) and its name.
+ * Interned ids (strings, frames, callstacks, mappings) start at 1: 0 means "none"; they are
+ * written before the first packet that uses them (Perfetto's rule), so the input streams
+ * through in one pass (ex_perfetto_start/sink/finish) and memory does not grow with it.
  * Events without a timestamp cannot be placed on a timeline and are left out.
+ *
+ * The packets of the stream are encoded straight into the output buffer: their bodies are
+ * bounded (below 128 bytes, PT_SMALL), so each length is a 1-byte slot filled in afterwards
+ * rather than a body built apart and copied (or moved) into its parent; a sched_switch event
+ * is built on the stack and copied once into its CPU's bundle, which is written as it is.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "export.h"
@@ -36,21 +52,34 @@
 #include <string.h>
 
 /* TracePacket */
-#define PT_FTRACE_EVENTS 1
-#define PT_PROCESS_TREE	 2
-#define PT_TIMESTAMP	 8
-#define PT_SEQ_ID	 10
-#define PT_INTERNED	 12
-#define PT_SEQ_FLAGS	 13
-#define PT_PERF_SAMPLE	 66
-#define PT_TRACK_EVENT	 11
-#define PT_TRACK_DESC	 60
-/* TrackEvent (track_event.proto): type 9, track_uuid 11, name 23, callstack_iid 56 */
+#define PT_FTRACE_EVENTS  1
+#define PT_PROCESS_TREE	  2
+#define PT_CLOCK_SNAPSHOT 6
+#define PT_TIMESTAMP	  8
+#define PT_SEQ_ID	  10
+#define PT_TRACK_EVENT	  11
+#define PT_INTERNED	  12
+#define PT_SEQ_FLAGS	  13
+#define PT_CLOCK_ID	  58 /* timestamp_clock_id */
+#define PT_DEFAULTS	  59 /* trace_packet_defaults */
+#define PT_TRACK_DESC	  60
+#define PT_PERF_SAMPLE	  66
+/* TrackEvent (track_event.proto): type 9, name_iid 10, track_uuid 11, callstack_iid 56 */
 #define TE_TYPE		 9
+#define TE_NAME_IID	 10
 #define TE_TRACK_UUID	 11
-#define TE_NAME		 23
 #define TE_CALLSTACK_IID 56
 #define TE_TYPE_INSTANT	 3
+/* InternedData (interned_data.proto) */
+#define IN_EVENT_NAMES	  2
+#define IN_FUNCTION_NAMES 5
+#define IN_FRAMES	  6
+#define IN_CALLSTACKS	  7
+#define IN_MAPPING_PATHS  17
+#define IN_MAPPINGS	  19
+/* Clocks (builtin_clock.proto, clock_snapshot.proto: ids 64..127 are sequence-scoped) */
+#define PT_CLOCK_BOOTTIME 6
+#define PT_CLOCK_DELTA	  64
 /* TrackDescriptor: uuid 1, name 2, thread 4; ThreadDescriptor: pid 1, tid 2, thread_name 5 */
 #define PT_TRACK_UUID	0x53540000000000ull /* + pid */
 #define PT_TRACK_NOTASK (PT_TRACK_UUID - 1)
@@ -58,10 +87,19 @@
 #define PT_SEQ_NEEDS	2
 #define PT_SEQ		1
 #define PT_BUNDLE	4096 /* sched_switch events per FtraceEventBundle packet */
+/*
+ * A PerfSample or TrackEvent packet is at most 11 (the timestamp) + 2 + 2 + 3 (the field's tag
+ * and length) + 36 (its body) bytes, and a SchedSwitchFtraceEvent at most 2 * (2 + EV_COMM_LEN)
+ * + 5 * 11: all below PT_SMALL, so the lengths of the first two fit a 1-byte slot and the
+ * third fits a buffer of PT_SMALL bytes on the stack. PT_ROOM is the room asked for per packet.
+ */
+#define PT_SMALL 128
+#define PT_ROOM	 256
+#define PT_FLUSH (1u << 20) /* write in pieces of about 1 MiB (4 MiB: sys time x2) */
 
 /*
  * Append @pkt as one Trace.packet to @out (a struct pb used as an output buffer), writing
- * @out to @f whenever it holds more than 1 MiB (and at the end with @flush).
+ * @out to @f whenever it holds more than PT_FLUSH bytes (and at the end with @flush).
  */
 static int pt_emit(FILE *f, struct pb *pkt, struct pb *out, int flush)
 {
@@ -70,7 +108,7 @@ static int pt_emit(FILE *f, struct pb *pkt, struct pb *out, int flush)
 		if (out->err)
 			return out->err;
 	}
-	if (out->len > (1u << 20) || (flush && out->len)) {
+	if (out->len > PT_FLUSH || (flush && out->len)) {
 		if (fwrite(out->buf, 1, out->len, f) != out->len)
 			return -EIO;
 		pb_reset(out);
@@ -175,12 +213,35 @@ static int pt_cs_eq(const void *ctx, uint32_t idx, const void *key)
 	return c->root == k->root && c->stack == k->stack;
 }
 
+/* What sequence 1 holds of a string (p->strs index): interned ids given and names sent. */
+struct pt_str {
+	uint32_t root_frame; /* frame iid of the string as a root label, 0: not yet */
+	uint32_t mapping; /* mapping iid of the module of this name, 0: not yet */
+	uint8_t sent; /* PT_SENT_* */
+};
+
+#define PT_SENT_FUNC  1 /* in function_names (iid = strs index + 1) */
+#define PT_SENT_EVENT 2 /* in event_names (iid = strs index + 1) */
+#define PT_SENT_PATH  4 /* in mapping_paths (iid = strs index + 1) */
+
 /* The state of one Perfetto trace being written (ex_perfetto_start() ... _finish()). */
 struct pt_stream {
 	struct pf *p;
+	enum ex_by by;
 	FILE *f;
-	struct pb pkt, in, msg, sub, hdr;
-	uint32_t *cs_of_sample; /* sample -> callstack id (interned, from 1) */
+	struct pb out; /* the output, written to f in pieces of PT_FLUSH */
+	struct pb pkt, in, msg, sub; /* a packet with interned data, and its parts */
+	uint32_t *cs_of_sample; /* sample -> callstack iid, 0 = not yet interned */
+	size_t cs_of_sample_cap;
+	struct pt_cs *cs; /* callstack iid - 1 -> (root label, stack) */
+	size_t ncs, cs_cap;
+	struct htab cs_idx;
+	uint32_t *frame_of_loc; /* location -> frame iid, 0 = not yet interned */
+	size_t frame_of_loc_cap;
+	struct pt_str *str;
+	size_t str_cap;
+	uint32_t nframes, nmaps; /* frame and mapping iids given */
+	uint64_t last_ts; /* clock 64: the time of the last packet of sequence 1 */
 	struct pt_tasks tasks;
 	struct pt_tasks tracks; /* tasks whose TrackDescriptor is written */
 	int notask; /* the TrackDescriptor of references without a task is written */
@@ -193,12 +254,16 @@ static void pt_stream_free(struct pt_stream *s)
 {
 	size_t i;
 
+	pb_free(&s->out);
 	pb_free(&s->pkt);
 	pb_free(&s->in);
 	pb_free(&s->msg);
 	pb_free(&s->sub);
-	pb_free(&s->hdr);
 	free(s->cs_of_sample);
+	free(s->cs);
+	htab_free(&s->cs_idx);
+	free(s->frame_of_loc);
+	free(s->str);
 	free(s->tasks.v);
 	htab_free(&s->tasks.idx);
 	free(s->tracks.v);
@@ -210,178 +275,252 @@ static void pt_stream_free(struct pt_stream *s)
 	free(s);
 }
 
-/* 1. the interned data of the whole recording: what every later packet refers to */
-static int pt_interned(struct pt_stream *ps, const struct ex_opts *o)
+/* Grow @arr (*@cap elements of @elem bytes) to hold @need, zeroing the new part; NULL: -ENOMEM */
+static void *pt_grow(void *arr, size_t *cap, size_t need, size_t elem)
 {
-	struct pf *p = ps->p;
-	uint32_t *map_of_mod = NULL;
-	uint64_t *map_lo = NULL, *map_hi = NULL;
-	uint8_t *str_used = NULL, *loc_used = NULL, *root_used = NULL;
-	struct pt_cs *cs = NULL;
-	struct htab cs_idx;
-	size_t ncs = 0, nmaps = 0, i, k;
-	long s_kernel;
-	int ret = -ENOMEM;
+	size_t ncap;
+	char *n;
 
-	htab_init(&cs_idx, 0);
-	s_kernel = pf_intern(p, "[kernel.kallsyms]", strlen("[kernel.kallsyms]"));
-	if (s_kernel < 0)
-		goto out;
-	/* callstacks: one per (root label, stack) of the samples in use */
-	ps->cs_of_sample = calloc(p->nsamples + 1, sizeof(*ps->cs_of_sample));
-	cs = calloc(p->nsamples + 1, sizeof(*cs));
-	loc_used = calloc(p->nlocs + 1, 1);
-	if (!ps->cs_of_sample || !cs || !loc_used)
-		goto out;
-	for (i = 0; i < p->nsamples; i++) {
-		const struct pf_sample *s = &p->samples[i];
-		uint32_t root = UINT32_MAX;
-		char buf[EV_COMM_LEN + 16];
-		struct pt_cs key;
-		uint32_t c;
-		uint64_t h;
-		size_t j;
+	if (need <= *cap)
+		return arr;
+	ncap = *cap ? *cap * 2 : 256;
+	while (ncap < need)
+		ncap *= 2;
+	n = realloc(arr, ncap * elem);
+	if (!n)
+		return NULL;
+	memset(n + *cap * elem, 0, (ncap - *cap) * elem);
+	*cap = ncap;
+	return n;
+}
 
-		if (o->by == EX_BY_EVENT)
-			root = s->type;
-		else if (o->by == EX_BY_COMM)
-			root = s->comm;
-		else if (o->by == EX_BY_PID) {
-			int n = snprintf(buf, sizeof(buf), "%s-%d", pf_str(p, s->comm), s->pid);
-			long l = pf_intern(p, buf, (size_t)n);
+/* The state of string @i (the table grows as the stream interns new strings). */
+static struct pt_str *pt_str(struct pt_stream *s, uint32_t i)
+{
+	struct pt_str *n = pt_grow(s->str, &s->str_cap, (size_t)i + 1, sizeof(*n));
 
-			if (l < 0)
-				goto out;
-			root = (uint32_t)l;
-		}
-		key = (struct pt_cs){.root = root, .stack = s->stack};
-		h = ((uint64_t)root * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)s->stack * 0xC2B2AE3DULL);
-		if (htab_reserve(&cs_idx))
-			goto out;
-		c = htab_find(&cs_idx, h, pt_cs_eq, cs, &key, &j);
-		if (c == HTAB_NONE) {
-			c = (uint32_t)ncs++;
-			cs[c] = key;
-			htab_insert_at(&cs_idx, j, h, c);
-		}
-		ps->cs_of_sample[i] = c + 1;
+	if (!n)
+		return NULL;
+	s->str = n;
+	return &n[i];
+}
+
+/* An InternedString {iid, str} of string @i into field @field of the interned data. */
+static void pt_intern_str(struct pt_stream *s, uint32_t field, uint32_t i, const char *str,
+			  size_t len)
+{
+	pb_reset(&s->msg);
+	pb_uint(&s->msg, 1, (uint64_t)i + 1);
+	pb_bytes(&s->msg, 2, str, len);
+	pb_msg(&s->in, field, &s->msg);
+}
+
+static int pt_func_name(struct pt_stream *s, uint32_t i)
+{
+	struct pt_str *st = pt_str(s, i);
+
+	if (!st)
+		return -ENOMEM;
+	if (!(st->sent & PT_SENT_FUNC)) {
+		pt_intern_str(s, IN_FUNCTION_NAMES, i, s->p->strs.strs[i], s->p->strs.lens[i]);
+		st->sent |= PT_SENT_FUNC;
 	}
-	/* the strings, frames and mappings the callstacks use (after the labels were interned) */
-	str_used = calloc(p->strs.n + 1, 1);
-	root_used = calloc(p->strs.n + 1, 1);
-	map_of_mod = calloc(p->strs.n + 1, sizeof(*map_of_mod));
-	map_lo = calloc(p->strs.n + 1, sizeof(*map_lo));
-	map_hi = calloc(p->strs.n + 1, sizeof(*map_hi));
-	if (!str_used || !root_used || !map_of_mod || !map_lo || !map_hi)
-		goto out;
-	for (i = 0; i < ncs; i++) {
-		const struct pf_stack *st = &p->stacks[cs[i].stack];
+	return 0;
+}
 
-		if (cs[i].root != UINT32_MAX) {
-			str_used[cs[i].root] = 1;
-			root_used[cs[i].root] = 1;
-		}
-		for (k = 0; k < st->nr; k++)
-			loc_used[p->frames[st->first + k]] = 1;
-	}
-	for (i = 0; i < p->nlocs; i++) {
-		const struct pf_loc *l = &p->locs[i];
-		uint32_t mod = p->funcs[l->func].module;
+/* The mapping iid of module @mod (strs index, "" for the core kernel), interned on first use. */
+static long pt_mapping(struct pt_stream *s, uint32_t mod)
+{
+	struct pt_str *st = pt_str(s, mod);
+	const char *path = mod ? pf_str(s->p, mod) : "[kernel.kallsyms]";
 
-		if (!loc_used[i])
-			continue;
-		str_used[p->funcs[l->func].name] = 1;
-		if (!l->addr)
-			continue;
-		if (!map_of_mod[mod]) {
-			map_of_mod[mod] = (uint32_t)++nmaps;
-			map_lo[mod] = l->addr;
-			map_hi[mod] = l->addr + 1;
-		}
-		if (l->addr < map_lo[mod])
-			map_lo[mod] = l->addr;
-		if (l->addr + 1 > map_hi[mod])
-			map_hi[mod] = l->addr + 1;
-	}
+	if (!st)
+		return -ENOMEM;
+	if (st->mapping)
+		return st->mapping;
+	pt_intern_str(s, IN_MAPPING_PATHS, mod, path, strlen(path));
+	st->sent |= PT_SENT_PATH;
+	st->mapping = ++s->nmaps;
+	pb_reset(&s->msg);
+	pb_uint(&s->msg, 1, st->mapping);
+	pb_uint(&s->msg, 7, (uint64_t)mod + 1); /* path_string_ids */
+	pb_msg(&s->in, IN_MAPPINGS, &s->msg);
+	return st->mapping;
+}
 
-	/* 1. interned data */
-	pb_reset(&ps->pkt);
-	pb_uint(&ps->pkt, PT_TIMESTAMP, p->ts_min == EV_TS_NONE ? 0 : p->ts_min);
-	pb_uint(&ps->pkt, PT_SEQ_ID, PT_SEQ);
-	pb_uint(&ps->pkt, PT_SEQ_FLAGS, PT_SEQ_CLEARED);
-	for (i = 0; i < p->strs.n; i++) {
-		if (!str_used[i])
-			continue;
-		pb_reset(&ps->msg);
-		pb_uint(&ps->msg, 1, i + 1);
-		pb_bytes(&ps->msg, 2, p->strs.strs[i], p->strs.lens[i]);
-		pb_msg(&ps->in, 5, &ps->msg); /* function_names */
-	}
-	for (i = 0; i < p->strs.n; i++) {
-		if (!map_of_mod[i])
-			continue;
-		pb_reset(&ps->msg);
-		pb_uint(&ps->msg, 1, i + 1);
-		pb_str(&ps->msg, 2, i ? p->strs.strs[i] : "[kernel.kallsyms]");
-		pb_msg(&ps->in, 17, &ps->msg); /* mapping_paths */
-		pb_reset(&ps->msg);
-		pb_uint(&ps->msg, 1, map_of_mod[i]);
-		pb_uint(&ps->msg, 4, map_lo[i]);
-		pb_uint(&ps->msg, 5, map_hi[i]);
-		pb_reset(&ps->sub);
-		pb_varint(&ps->sub, i + 1);
-		pb_msg(&ps->msg, 7, &ps->sub); /* path_string_ids, packed */
-		pb_msg(&ps->in, 19, &ps->msg); /* mappings */
-	}
-	for (i = 0; i < p->nlocs; i++) {
-		const struct pf_loc *l = &p->locs[i];
-		uint32_t mod = p->funcs[l->func].module;
+/* The frame iid of location @loc, interned (with its function name and mapping) on first use. */
+static long pt_frame(struct pt_stream *s, uint32_t loc)
+{
+	struct pf *p = s->p;
+	const struct pf_loc *l = &p->locs[loc];
+	const struct pf_func *fn = &p->funcs[l->func];
+	uint32_t *n = pt_grow(s->frame_of_loc, &s->frame_of_loc_cap, (size_t)loc + 1, sizeof(*n));
+	long map = 0;
 
-		if (!loc_used[i])
-			continue;
-		pb_reset(&ps->msg);
-		pb_uint(&ps->msg, 1, i + 1);
-		pb_uint(&ps->msg, 2, (uint64_t)p->funcs[l->func].name + 1);
-		if (l->addr) {
-			pb_uint(&ps->msg, 3, map_of_mod[mod]);
-			pb_uint(&ps->msg, 4, l->addr - map_lo[mod]);
-		}
-		pb_msg(&ps->in, 6, &ps->msg); /* frames */
+	if (!n)
+		return -ENOMEM;
+	s->frame_of_loc = n;
+	if (n[loc])
+		return n[loc];
+	if (pt_func_name(s, fn->name))
+		return -ENOMEM;
+	if (l->addr) {
+		map = pt_mapping(s, fn->module);
+		if (map < 0)
+			return map;
 	}
-	for (i = 0; i < p->strs.n; i++) { /* root labels as frames without a mapping */
-		if (!root_used[i])
-			continue;
-		pb_reset(&ps->msg);
-		pb_uint(&ps->msg, 1, p->nlocs + 1 + i);
-		pb_uint(&ps->msg, 2, i + 1);
-		pb_msg(&ps->in, 6, &ps->msg);
+	n[loc] = ++s->nframes;
+	pb_reset(&s->msg);
+	pb_uint(&s->msg, 1, n[loc]);
+	pb_uint(&s->msg, 2, (uint64_t)fn->name + 1);
+	if (l->addr) {
+		pb_uint(&s->msg, 3, (uint64_t)map);
+		pb_uint(&s->msg, 4, l->addr); /* rel_pc: the mapping has no start of its own */
 	}
-	for (i = 0; i < ncs; i++) {
-		const struct pf_stack *st = &p->stacks[cs[i].stack];
+	pb_msg(&s->in, IN_FRAMES, &s->msg);
+	return n[loc];
+}
 
-		pb_reset(&ps->msg);
-		pb_uint(&ps->msg, 1, i + 1);
-		pb_reset(&ps->sub);
-		if (cs[i].root != UINT32_MAX)
-			pb_varint(&ps->sub, p->nlocs + 1 + cs[i].root);
-		for (k = st->nr; k > 0; k--)
-			pb_varint(&ps->sub, (uint64_t)p->frames[st->first + k - 1] + 1);
-		pb_msg(&ps->msg, 2, &ps->sub); /* frame_ids, packed, root first */
-		pb_msg(&ps->in, 7, &ps->msg); /* callstacks */
-	}
-	pb_msg(&ps->pkt, PT_INTERNED, &ps->in);
-	ret = pt_emit(ps->f, &ps->pkt, &ps->hdr, 0);
+/* The frame iid of string @i as a root label (a frame without a mapping). */
+static long pt_root_frame(struct pt_stream *s, uint32_t i)
+{
+	struct pt_str *st;
 
-out:
-	htab_free(&cs_idx);
-	free(cs);
-	free(str_used);
-	free(root_used);
-	free(loc_used);
-	free(map_of_mod);
-	free(map_lo);
-	free(map_hi);
-	return ret;
+	if (pt_func_name(s, i))
+		return -ENOMEM;
+	st = &s->str[i];
+	if (st->root_frame)
+		return st->root_frame;
+	st->root_frame = ++s->nframes;
+	pb_reset(&s->msg);
+	pb_uint(&s->msg, 1, st->root_frame);
+	pb_uint(&s->msg, 2, (uint64_t)i + 1);
+	pb_msg(&s->in, IN_FRAMES, &s->msg);
+	return st->root_frame;
+}
+
+/* The root label of sample @smp under --by: a strs index, or UINT32_MAX for none. */
+static int pt_root(struct pt_stream *s, const struct pf_sample *smp, uint32_t *root)
+{
+	char buf[EV_COMM_LEN + 16];
+	long l;
+	int n;
+
+	*root = UINT32_MAX;
+	if (s->by == EX_BY_EVENT)
+		*root = smp->type;
+	else if (s->by == EX_BY_COMM)
+		*root = smp->comm;
+	else if (s->by == EX_BY_PID) {
+		n = snprintf(buf, sizeof(buf), "%s-%d", pf_str(s->p, smp->comm), smp->pid);
+		l = pf_intern(s->p, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+		if (l < 0)
+			return (int)l;
+		*root = (uint32_t)l;
+	}
+	return 0;
+}
+
+/*
+ * The callstack iid of sample @i. On its first use, whatever it adds to what sequence 1 has
+ * interned (its event name; if its (root label, stack) is new, the callstack, its frames,
+ * their function names and mappings) is put into s->in, which the caller writes as the
+ * interned_data of the packet that refers to it.
+ */
+static long pt_callstack(struct pt_stream *s, uint32_t i)
+{
+	struct pf *p = s->p;
+	const struct pf_sample *smp = &p->samples[i];
+	const struct pf_stack *st = &p->stacks[smp->stack];
+	uint32_t *n = pt_grow(s->cs_of_sample, &s->cs_of_sample_cap, (size_t)i + 1, sizeof(*n));
+	struct pt_cs key, *nc;
+	struct pt_str *ty;
+	uint32_t c, k;
+	uint64_t h;
+	size_t j;
+	long f;
+	int ret;
+
+	if (!n)
+		return -ENOMEM;
+	s->cs_of_sample = n;
+	if (n[i])
+		return n[i];
+	ty = pt_str(s, smp->type);
+	if (!ty)
+		return -ENOMEM;
+	if (!(ty->sent & PT_SENT_EVENT)) {
+		pt_intern_str(s, IN_EVENT_NAMES, smp->type, pf_str(p, smp->type),
+			      p->strs.lens[smp->type]);
+		ty->sent |= PT_SENT_EVENT;
+	}
+	ret = pt_root(s, smp, &key.root);
+	if (ret)
+		return ret;
+	key.stack = smp->stack;
+	h = ((uint64_t)key.root * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)key.stack * 0xC2B2AE3DULL);
+	if (htab_reserve(&s->cs_idx))
+		return -ENOMEM;
+	c = htab_find(&s->cs_idx, h, pt_cs_eq, s->cs, &key, &j);
+	if (c != HTAB_NONE) {
+		n[i] = c + 1;
+		return n[i];
+	}
+	/* a new callstack: its frames first (the ids it lists), root first */
+	pb_reset(&s->sub);
+	if (key.root != UINT32_MAX) {
+		f = pt_root_frame(s, key.root);
+		if (f < 0)
+			return f;
+		pb_uint(&s->sub, 2, (uint64_t)f);
+	}
+	for (k = st->nr; k > 0; k--) {
+		f = pt_frame(s, p->frames[st->first + k - 1]);
+		if (f < 0)
+			return f;
+		pb_uint(&s->sub, 2, (uint64_t)f); /* frame_ids: not packed in Perfetto's proto */
+	}
+	nc = pt_grow(s->cs, &s->cs_cap, s->ncs + 1, sizeof(*nc));
+	if (!nc)
+		return -ENOMEM;
+	s->cs = nc;
+	c = (uint32_t)s->ncs++;
+	s->cs[c] = key;
+	htab_insert_at(&s->cs_idx, j, h, c);
+	pb_reset(&s->msg);
+	pb_uint(&s->msg, 1, (uint64_t)c + 1);
+	pb_raw(&s->msg, s->sub.buf, s->sub.len);
+	pb_msg(&s->in, IN_CALLSTACKS, &s->msg);
+	if (s->msg.err || s->sub.err || s->in.err)
+		return -ENOMEM;
+	n[i] = c + 1;
+	return n[i];
+}
+
+/* 1. the clock and defaults of sequence 1, before anything else */
+static int pt_clock(struct pt_stream *s)
+{
+	pb_reset(&s->pkt);
+	pb_uint(&s->pkt, PT_SEQ_ID, PT_SEQ);
+	pb_uint(&s->pkt, PT_SEQ_FLAGS, PT_SEQ_CLEARED);
+	pb_reset(&s->msg);
+	pb_uint(&s->msg, PT_CLOCK_ID, PT_CLOCK_DELTA);
+	pb_msg(&s->pkt, PT_DEFAULTS, &s->msg);
+	pb_reset(&s->in);
+	pb_reset(&s->msg);
+	pb_uint(&s->msg, 1, PT_CLOCK_BOOTTIME); /* clock_id */
+	pb_uint(&s->msg, 2, 0); /* timestamp */
+	pb_msg(&s->in, 1, &s->msg); /* clocks */
+	pb_reset(&s->msg);
+	pb_uint(&s->msg, 1, PT_CLOCK_DELTA);
+	pb_uint(&s->msg, 2, 0);
+	pb_uint(&s->msg, 3, 1); /* is_incremental */
+	pb_msg(&s->in, 1, &s->msg);
+	pb_uint(&s->in, 2, PT_CLOCK_BOOTTIME); /* primary_trace_clock */
+	pb_msg(&s->pkt, PT_CLOCK_SNAPSHOT, &s->in);
+	pb_reset(&s->in);
+	s->last_ts = 0;
+	return pt_emit(s->f, &s->pkt, &s->out, 0);
 }
 
 int ex_perfetto_start(struct pf *p, const struct ex_opts *o, FILE *f, struct pt_stream **out)
@@ -393,15 +532,17 @@ int ex_perfetto_start(struct pf *p, const struct ex_opts *o, FILE *f, struct pt_
 	if (!s)
 		return -ENOMEM;
 	s->p = p;
+	s->by = o->by;
 	s->f = f;
+	pb_init(&s->out);
 	pb_init(&s->pkt);
 	pb_init(&s->in);
 	pb_init(&s->msg);
 	pb_init(&s->sub);
-	pb_init(&s->hdr);
+	htab_init(&s->cs_idx, 0);
 	htab_init(&s->tasks.idx, 256);
 	htab_init(&s->tracks.idx, 256);
-	ret = pt_interned(s, o);
+	ret = pt_clock(s);
 	if (ret) {
 		pt_stream_free(s);
 		return ret;
@@ -410,26 +551,44 @@ int ex_perfetto_start(struct pf *p, const struct ex_opts *o, FILE *f, struct pt_
 	return 0;
 }
 
-/* 3. sched_switch events: per CPU, in bundles of at most PT_BUNDLE events */
+/* 2. sched_switch events: per CPU, in bundles of at most PT_BUNDLE events */
 static int pt_flush_bundle(struct pt_stream *s, size_t cpu)
 {
+	struct pb *b = &s->bundle[cpu];
+	size_t body, pkt;
+	uint8_t *w;
+	int ret;
+
 	if (!s->nbundle[cpu])
 		return 0;
-	pb_reset(&s->pkt);
-	pb_reset(&s->in);
-	pb_uint(&s->in, 1, (uint64_t)cpu);
-	pb_raw(&s->in, s->bundle[cpu].buf, s->bundle[cpu].len);
-	pb_uint(&s->pkt, PT_SEQ_ID, PT_SEQ + 1 + (uint32_t)cpu);
-	pb_msg(&s->pkt, PT_FTRACE_EVENTS, &s->in);
-	pb_reset(&s->bundle[cpu]);
+	/* the lengths are known: the head goes into the output, the events straight to the file */
+	body = 1 + pb_varint_size(cpu) + b->len; /* FtraceEventBundle: cpu, the events */
+	pkt = 1 + pb_varint_size(PT_SEQ + 1 + cpu) + 1 + pb_varint_size(body) + body;
+	w = pb_room(&s->out, 32);
+	if (!w)
+		return -ENOMEM;
+	*w++ = 1 << 3 | 2; /* Trace.packet */
+	w = pb_put_varint(w, pkt);
+	w = pb_put_uint(w, PT_SEQ_ID, PT_SEQ + 1 + cpu);
+	*w++ = PT_FTRACE_EVENTS << 3 | 2;
+	w = pb_put_varint(w, body);
+	w = pb_put_uint(w, 1, cpu);
+	s->out.len = (size_t)(w - s->out.buf);
+	ret = pt_emit(s->f, NULL, &s->out, 1);
+	if (!ret && fwrite(b->buf, 1, b->len, s->f) != b->len)
+		ret = -EIO;
+	pb_reset(b);
 	s->nbundle[cpu] = 0;
-	return pt_emit(s->f, &s->pkt, &s->hdr, 0);
+	return ret;
 }
 
 static int pt_switch(struct pt_stream *s, const struct pf_switch *w)
 {
 	struct pf *p = s->p;
 	size_t cpu = (size_t)w->cpu;
+	uint8_t sw[PT_SMALL], *b, *e;
+	const char *pc, *nc;
+	size_t pl, nl, swl, evl;
 
 	if (pt_task_add(&s->tasks, w->prev_pid, 0, w->prev_comm) ||
 	    pt_task_add(&s->tasks, w->next_pid, 0, w->next_comm))
@@ -438,12 +597,12 @@ static int pt_switch(struct pt_stream *s, const struct pf_switch *w)
 		return 0;
 	if (cpu >= s->ncpus) {
 		size_t n = cpu + 1, i;
-		struct pb *b = realloc(s->bundle, n * sizeof(*b));
+		struct pb *nb = realloc(s->bundle, n * sizeof(*nb));
 		size_t *c;
 
-		if (!b)
+		if (!nb)
 			return -ENOMEM;
-		s->bundle = b;
+		s->bundle = nb;
 		c = realloc(s->nbundle, n * sizeof(*c));
 		if (!c)
 			return -ENOMEM;
@@ -454,25 +613,37 @@ static int pt_switch(struct pt_stream *s, const struct pf_switch *w)
 		}
 		s->ncpus = n;
 	}
-	pb_reset(&s->msg);
-	pb_uint(&s->msg, 1, w->ts_ns);
-	pb_uint(&s->msg, 2, (uint32_t)w->prev_pid);
-	pb_reset(&s->sub);
-	pb_str(&s->sub, 1, pf_str(p, w->prev_comm));
-	pb_int(&s->sub, 2, w->prev_pid);
-	pb_int(&s->sub, 3, w->prev_prio);
-	pb_int(&s->sub, 4, pt_state(pf_str(p, w->prev_state)));
-	pb_str(&s->sub, 5, pf_str(p, w->next_comm));
-	pb_int(&s->sub, 6, w->next_pid);
-	pb_int(&s->sub, 7, w->next_prio);
-	pb_msg(&s->msg, 4, &s->sub);
-	pb_msg(&s->bundle[cpu], 2, &s->msg);
-	if (s->bundle[cpu].err)
-		return s->bundle[cpu].err;
+	/* the names are task names, below EV_COMM_LEN: the SchedSwitchFtraceEvent fits sw[] */
+	pc = pf_str(p, w->prev_comm);
+	nc = pf_str(p, w->next_comm);
+	pl = strnlen(pc, EV_COMM_LEN);
+	nl = strnlen(nc, EV_COMM_LEN);
+	e = pb_put_bytes(sw, 1, pc, pl);
+	e = pb_put_uint(e, 2, (uint64_t)(int64_t)w->prev_pid);
+	e = pb_put_uint(e, 3, (uint64_t)(int64_t)w->prev_prio);
+	e = pb_put_uint(e, 4, (uint64_t)pt_state(pf_str(p, w->prev_state)));
+	e = pb_put_bytes(e, 5, nc, nl);
+	e = pb_put_uint(e, 6, (uint64_t)(int64_t)w->next_pid);
+	e = pb_put_uint(e, 7, (uint64_t)(int64_t)w->next_prio);
+	swl = (size_t)(e - sw);
+	/* FtraceEvent: timestamp, pid, sched_switch */
+	evl = 1 + pb_varint_size(w->ts_ns) + 1 + pb_varint_size((uint32_t)w->prev_pid) + 1 +
+	      pb_varint_size(swl) + swl;
+	b = pb_room(&s->bundle[cpu], evl + 4);
+	if (!b)
+		return -ENOMEM;
+	b = pb_put_varint(b, 2 << 3 | 2); /* FtraceEventBundle.event */
+	b = pb_put_varint(b, evl);
+	b = pb_put_uint(b, 1, w->ts_ns);
+	b = pb_put_uint(b, 2, (uint32_t)w->prev_pid);
+	b = pb_put_varint(b, 4 << 3 | 2);
+	b = pb_put_varint(b, swl);
+	memcpy(b, sw, swl);
+	s->bundle[cpu].len = (size_t)(b + swl - s->bundle[cpu].buf);
 	return ++s->nbundle[cpu] >= PT_BUNDLE ? pt_flush_bundle(s, cpu) : 0;
 }
 
-/* 5. the TrackDescriptor of @e's task, before its first event */
+/* 4. the TrackDescriptor of @e's task, before its first event (delta 0: at that event) */
 static int pt_track(struct pt_stream *s, const struct pf_event *e)
 {
 	struct pf *p = s->p;
@@ -491,8 +662,9 @@ static int pt_track(struct pt_stream *s, const struct pf_event *e)
 		t = &s->tracks.v[n];
 	}
 	pb_reset(&s->pkt);
-	pb_uint(&s->pkt, PT_TIMESTAMP, p->ts_min == EV_TS_NONE ? 0 : p->ts_min);
+	pb_uint(&s->pkt, PT_TIMESTAMP, 0);
 	pb_uint(&s->pkt, PT_SEQ_ID, PT_SEQ);
+	pb_uint(&s->pkt, PT_SEQ_FLAGS, PT_SEQ_NEEDS);
 	pb_reset(&s->msg);
 	pb_uint(&s->msg, 1, pt_track_uuid(t ? t->pid : -1));
 	pb_str(&s->msg, 2, t ? pf_str(p, t->comm) : "(no task)");
@@ -504,46 +676,94 @@ static int pt_track(struct pt_stream *s, const struct pf_event *e)
 		pb_msg(&s->msg, 4, &s->sub);
 	}
 	pb_msg(&s->pkt, PT_TRACK_DESC, &s->msg);
-	return pt_emit(s->f, &s->pkt, &s->hdr, 0);
+	return pt_emit(s->f, &s->pkt, &s->out, 0);
 }
 
-/* 4. one perf sample per stack reference */
+/*
+ * The head of a packet of sequence 1 at @w: Trace.packet's tag and a 1-byte length slot (at
+ * w[1]), the timestamp delta, the sequence and its flag.
+ */
+static uint8_t *pt_head(uint8_t *w, uint64_t delta)
+{
+	w[0] = 1 << 3 | 2;
+	w = pb_put_uint(w + 2, PT_TIMESTAMP, delta);
+	*w++ = PT_SEQ_ID << 3;
+	*w++ = PT_SEQ;
+	*w++ = PT_SEQ_FLAGS << 3;
+	*w++ = PT_SEQ_NEEDS;
+	return w;
+}
+
+/* The PerfSample body of @e (cpu, pid, tid, callstack, MODE_KERNEL) at @w. */
+static uint8_t *pt_perf_body(uint8_t *w, const struct pf_event *e, uint64_t cs)
+{
+	w = pb_put_uint(w, 1, e->cpu < 0 ? 0 : (uint64_t)e->cpu);
+	w = pb_put_uint(w, 2, (uint32_t)(e->tgid > 0 ? e->tgid : e->pid < 0 ? 0 : e->pid));
+	w = pb_put_uint(w, 3, (uint32_t)(e->pid < 0 ? 0 : e->pid));
+	w = pb_put_uint(w, 5, 1); /* MODE_KERNEL */
+	return pb_put_uint(w, 4, cs);
+}
+
+/* 3. one perf sample and one TrackEvent instant per stack reference */
 static int pt_sample(struct pt_stream *s, const struct pf_event *e)
 {
+	uint8_t body[PT_SMALL], *w, *start, *sub;
+	uint64_t delta;
+	long cs;
 	int ret;
 
 	if (pt_task_add(&s->tasks, e->pid, e->tgid, s->p->samples[e->sample].comm))
 		return -ENOMEM;
 	if (e->ts_ns == EV_TS_NONE)
 		return 0;
-	pb_reset(&s->pkt);
-	pb_uint(&s->pkt, PT_TIMESTAMP, e->ts_ns);
-	pb_uint(&s->pkt, PT_SEQ_ID, PT_SEQ);
-	pb_uint(&s->pkt, PT_SEQ_FLAGS, PT_SEQ_NEEDS);
-	pb_reset(&s->msg);
-	pb_uint(&s->msg, 1, e->cpu < 0 ? 0 : (uint64_t)e->cpu);
-	pb_uint(&s->msg, 2, (uint32_t)(e->tgid > 0 ? e->tgid : e->pid < 0 ? 0 : e->pid));
-	pb_uint(&s->msg, 3, (uint32_t)(e->pid < 0 ? 0 : e->pid));
-	pb_uint(&s->msg, 5, 1); /* MODE_KERNEL */
-	pb_uint(&s->msg, 4, s->cs_of_sample[e->sample]);
-	pb_msg(&s->pkt, PT_PERF_SAMPLE, &s->msg);
-	ret = pt_emit(s->f, &s->pkt, &s->hdr, 0);
+	cs = pt_callstack(s, e->sample);
+	if (cs < 0)
+		return (int)cs;
+	delta = e->ts_ns - s->last_ts; /* modulo 2^64 */
+	s->last_ts = e->ts_ns;
+	if (s->in.len) {
+		/* the first reference to what s->in interns: a packet built apart (rare) */
+		w = pt_perf_body(body, e, (uint64_t)cs);
+		pb_reset(&s->pkt);
+		pb_uint(&s->pkt, PT_TIMESTAMP, delta);
+		pb_uint(&s->pkt, PT_SEQ_ID, PT_SEQ);
+		pb_uint(&s->pkt, PT_SEQ_FLAGS, PT_SEQ_NEEDS);
+		pb_msg(&s->pkt, PT_INTERNED, &s->in);
+		pb_bytes(&s->pkt, PT_PERF_SAMPLE, body, (size_t)(w - body));
+		pb_reset(&s->in);
+		ret = pt_emit(s->f, &s->pkt, &s->out, 0);
+	} else {
+		start = pb_room(&s->out, PT_ROOM);
+		if (!start)
+			return -ENOMEM;
+		w = pt_head(start, delta);
+		w = pb_put_varint(w, PT_PERF_SAMPLE << 3 | 2);
+		sub = w++;
+		w = pt_perf_body(w, e, (uint64_t)cs);
+		*sub = (uint8_t)(w - sub - 1);
+		start[1] = (uint8_t)(w - start - 2);
+		s->out.len += (size_t)(w - start);
+		ret = pt_emit(s->f, NULL, &s->out, 0);
+	}
 	if (!ret)
 		ret = pt_track(s, e);
 	if (ret)
 		return ret;
-	/* 5. the instant on the task's track, with the same callstack */
-	pb_reset(&s->pkt);
-	pb_uint(&s->pkt, PT_TIMESTAMP, e->ts_ns);
-	pb_uint(&s->pkt, PT_SEQ_ID, PT_SEQ);
-	pb_uint(&s->pkt, PT_SEQ_FLAGS, PT_SEQ_NEEDS);
-	pb_reset(&s->msg);
-	pb_uint(&s->msg, TE_TYPE, TE_TYPE_INSTANT);
-	pb_uint(&s->msg, TE_TRACK_UUID, pt_track_uuid(e->pid));
-	pb_str(&s->msg, TE_NAME, pf_str(s->p, s->p->samples[e->sample].type));
-	pb_uint(&s->msg, TE_CALLSTACK_IID, s->cs_of_sample[e->sample]);
-	pb_msg(&s->pkt, PT_TRACK_EVENT, &s->msg);
-	return pt_emit(s->f, &s->pkt, &s->hdr, 0);
+	/* the instant on the task's track, with the same callstack, at the same time */
+	start = pb_room(&s->out, PT_ROOM);
+	if (!start)
+		return -ENOMEM;
+	w = pt_head(start, 0);
+	*w++ = PT_TRACK_EVENT << 3 | 2;
+	sub = w++;
+	w = pb_put_uint(w, TE_TYPE, TE_TYPE_INSTANT);
+	w = pb_put_uint(w, TE_NAME_IID, (uint64_t)s->p->samples[e->sample].type + 1);
+	w = pb_put_uint(w, TE_TRACK_UUID, pt_track_uuid(e->pid));
+	w = pb_put_uint(w, TE_CALLSTACK_IID, (uint64_t)cs);
+	*sub = (uint8_t)(w - sub - 1);
+	start[1] = (uint8_t)(w - start - 2);
+	s->out.len += (size_t)(w - start);
+	return pt_emit(s->f, NULL, &s->out, 0);
 }
 
 int ex_perfetto_sink(void *arg, const struct pf_event *e, const struct pf_switch *w)
@@ -555,7 +775,7 @@ int ex_perfetto_sink(void *arg, const struct pf_event *e, const struct pf_switch
 	return s->ret;
 }
 
-/* 2. the process tree: every task seen (written last, when all of them are known) */
+/* 5. the process tree: every task seen (written last, when all of them are known) */
 static int pt_process_tree(struct pt_stream *s)
 {
 	struct pf *p = s->p;
@@ -563,7 +783,9 @@ static int pt_process_tree(struct pt_stream *s)
 
 	pb_reset(&s->pkt);
 	pb_uint(&s->pkt, PT_TIMESTAMP, p->ts_min == EV_TS_NONE ? 0 : p->ts_min);
+	pb_uint(&s->pkt, PT_CLOCK_ID, PT_CLOCK_BOOTTIME); /* absolute, not a delta */
 	pb_uint(&s->pkt, PT_SEQ_ID, PT_SEQ);
+	pb_uint(&s->pkt, PT_SEQ_FLAGS, PT_SEQ_NEEDS);
 	pb_reset(&s->in);
 	for (i = 0; i < htab_cap(&s->tasks.idx); i++) {
 		uint32_t ti = htab_slot(&s->tasks.idx, i);
@@ -603,7 +825,7 @@ static int pt_process_tree(struct pt_stream *s)
 		pb_msg(&s->in, 2, &s->msg); /* threads */
 	}
 	pb_msg(&s->pkt, PT_PROCESS_TREE, &s->in);
-	return pt_emit(s->f, &s->pkt, &s->hdr, 0);
+	return pt_emit(s->f, &s->pkt, &s->out, 0);
 }
 
 int ex_perfetto_finish(struct pt_stream *s)
@@ -616,7 +838,7 @@ int ex_perfetto_finish(struct pt_stream *s)
 	if (!ret)
 		ret = pt_process_tree(s);
 	if (!ret)
-		ret = pt_emit(s->f, NULL, &s->hdr, 1);
+		ret = pt_emit(s->f, NULL, &s->out, 1);
 	if (!ret && ferror(s->f))
 		ret = -EIO;
 	pt_stream_free(s);

@@ -65,11 +65,12 @@ int ex_write_perfetto(struct pf *p, const struct ex_opts *o, FILE *f);
 
 /*
  * The Perfetto writer in three steps, so that a recording of any length streams through it:
- * ex_perfetto_start() writes the interned data of @p (its samples and stacks must be complete:
- * a first pass over the input), ex_perfetto_sink() (a pf.sink: set p->sink, p->sink_arg and
- * p->replay, then feed the input again) writes each sched_switch and each sample as it comes,
- * ex_perfetto_finish() writes what is pending and the process tree, and frees the state.
- * ex_write_perfetto() is the three on the events stored with pf_opts.keep_events.
+ * ex_perfetto_start() writes the clock and defaults of the trace, ex_perfetto_sink() (a
+ * pf.sink: set p->sink and p->sink_arg, then feed the input, once or, with p->replay, a second
+ * time) writes each sched_switch and each sample as it comes, with the interned data (stacks,
+ * frames, names) it is the first to use, ex_perfetto_finish() writes what is pending and the
+ * process tree, and frees the state. ex_write_perfetto() is the three on the events stored
+ * with pf_opts.keep_events.
  */
 struct pt_stream;
 int ex_perfetto_start(struct pf *p, const struct ex_opts *o, FILE *f, struct pt_stream **out);

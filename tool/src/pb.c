@@ -42,6 +42,13 @@ static int pb_reserve(struct pb *b, size_t n)
 	return 0;
 }
 
+uint8_t *pb_room(struct pb *b, size_t n)
+{
+	if (b->cap - b->len < n && pb_reserve(b, n))
+		return NULL;
+	return b->buf + b->len;
+}
+
 void pb_raw(struct pb *b, const void *p, size_t n)
 {
 	if (!n || (b->cap - b->len < n && pb_reserve(b, n)))

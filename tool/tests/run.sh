@@ -322,7 +322,28 @@ if command -v protoc >/dev/null 2>&1; then
 	$SM export $K --format folded -o "$W/t.folded" $XM $X 2>/dev/null
 	golden perfetto-decoded python3 tests/check_perfetto.py "$W/t.decoded"
 	expect perfetto-event-by-event 'perfetto matches the trace' \
-		python3 tests/check_perfetto.py "$W/t.decoded" "$W/t.events" "$W/t.folded"
+		python3 tests/check_perfetto.py "$W/t.decoded" "$W/t.events" "$W/t.folded" \
+		"$W/t.perfetto"
+	# to standard output the input is read whole first, then streamed in a second pass
+	$SM export $K --format perfetto $XM $X 2>/dev/null >"$W/t-out.perfetto"
+	protoc --decode=perfetto.protos.Trace tests/perfetto_subset.proto <"$W/t-out.perfetto" \
+		>"$W/t-out.decoded" 2>"$W/err"
+	expect perfetto-stdout-event-by-event 'perfetto matches the trace' \
+		python3 tests/check_perfetto.py "$W/t-out.decoded" "$W/t.events" "$W/t.folded" \
+		"$W/t-out.perfetto"
+	# a record earlier than the one before it: its delta on the incremental clock wraps around
+	sed 's/ 1\.000100: kmem/ 0.999900: kmem/; s/ 1\.000101: <stack/ 0.999901: <stack/' $X \
+		>"$W/back.txt"
+	"$B/evdump" "$W/back.txt" >"$W/back.events"
+	$SM export $K --format folded -o "$W/back.folded" $XM "$W/back.txt" 2>/dev/null
+	$SM export $K --format perfetto -o "$W/back.perfetto" $XM "$W/back.txt" 2>/dev/null
+	protoc --decode=perfetto.protos.Trace tests/perfetto_subset.proto <"$W/back.perfetto" \
+		>"$W/back.decoded" 2>"$W/err"
+	expect perfetto-backwards-time 'perfetto matches the trace' \
+		python3 tests/check_perfetto.py "$W/back.decoded" "$W/back.events" "$W/back.folded" \
+		"$W/back.perfetto"
+	expect perfetto-backwards-time-step '^999900000 cpu=0 pid=200 ' \
+		python3 tests/check_perfetto.py "$W/back.decoded"
 	$SM export $K --format perfetto --by pid -o "$W/t2.perfetto" $XM tests/fixtures/trace-events.txt \
 		2>/dev/null
 	protoc --decode=perfetto.protos.Trace tests/perfetto_subset.proto <"$W/t2.perfetto" \
