@@ -164,7 +164,7 @@ cs_bisect() { # boot keep-going
 	echo "== bisectability, W=1 and sparse: the base, then ${#commits[@]} commits ($(date +%H:%M:%S))"
 	# The base, and the commits before the one that adds CONFIG_FTRACE_STACKMAP, lack the
 	# series' options: they are configured without them.
-	cs_fragment "$CS_DIR/base-only.config" 'FTRACE_STACKMAP.*'
+	cs_fragment "$CS_DIR/base-only.config" '(FAIL_)?FTRACE_STACKMAP.*'
 	# The base's warnings come from one full build, kept while the base and its .config stay.
 	cs_worktree "$BASE_TAG"
 	cs_configure x86_64 "$CS_DIR/base-config" "$CS_DIR/base-only.config"
@@ -191,9 +191,10 @@ cs_bisect() { # boot keep-going
 			sym=${l#\# }
 			sym=${sym#CONFIG_}
 			sym=${sym%%[= ]*}
-			grep -q "^config $sym\$" "$CS_TREE/kernel/trace/Kconfig" && extra+=("$l")
-		done < <(grep -E '^(# )?CONFIG_FTRACE_STACKMAP' "$CONFIGS/base.config")
-		cs_fragment "$CS_DIR/commit.config" 'FTRACE_STACKMAP.*' "${extra[@]}"
+			grep -q "^config $sym\$" "$CS_TREE/kernel/trace/Kconfig" \
+				"$CS_TREE/lib/Kconfig.debug" && extra+=("$l")
+		done < <(grep -E '^(# )?CONFIG_(FAIL_)?FTRACE_STACKMAP' "$CONFIGS/base.config")
+		cs_fragment "$CS_DIR/commit.config" '(FAIL_)?FTRACE_STACKMAP.*' "${extra[@]}"
 		cs_configure x86_64 "$obj" "$CS_DIR/commit.config"
 		t0=$SECONDS
 		if ! cs_make x86_64 "$obj" bzImage; then
@@ -215,7 +216,7 @@ cs_bisect() { # boot keep-going
 # base lacks.
 cs_configs() {
 	local name arch target frag obj
-	cs_fragment "$CS_DIR/nostackmap.config" 'FTRACE_STACKMAP.*' \
+	cs_fragment "$CS_DIR/nostackmap.config" '(FAIL_)?FTRACE_STACKMAP.*' \
 		'# CONFIG_FTRACE_STACKMAP is not set'
 	# i386: no ORC unwinder, at most 8 CPUs without BIGSMP, and the function graph tracer
 	# wants a kernel not optimized for size.
