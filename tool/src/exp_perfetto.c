@@ -41,9 +41,9 @@
  *     first, one frame_ids field per frame; the bottom frame is the --by label, the event
  *     type by default, so a range's flame graph splits by event type) and the event name;
  *  4. per task with a stack reference, between its first PerfSample and TrackEvent (delta
- *     0), a TrackDescriptor (uuid PT_TRACK_UUID + pid, its ThreadDescriptor pid/tid/name, so
- *     the UI puts the track in the thread's place; uuid PT_TRACK_NOTASK for references
- *     without a task);
+ *     0), a TrackDescriptor (uuid pid + 1: unique, never 0, and a short varint in every
+ *     TrackEvent; its ThreadDescriptor pid/tid/name, so the UI puts the track in the thread's
+ *     place; uuid 2^32, above any pid's, for references without a task);
  *  5. last, on sequence 1 with its own timestamp_clock_id (BOOTTIME, the start of the
  *     recording), a ProcessTree with every task seen (pid as thread; its tgid as process when
  *     the trace shows it, else the pid) and its name.
@@ -96,8 +96,8 @@
 #define PT_CLOCK_BOOTTIME 6
 #define PT_CLOCK_DELTA	  64
 /* TrackDescriptor: uuid 1, name 2, thread 4; ThreadDescriptor: pid 1, tid 2, thread_name 5 */
-#define PT_TRACK_UUID	0x53540000000000ull /* + pid */
-#define PT_TRACK_NOTASK (PT_TRACK_UUID - 1)
+#define PT_TRACK_UUID	1 /* + pid: 1 to 2^31, short varints, never 0 */
+#define PT_TRACK_NOTASK (1ull << 32) /* above every pid's */
 #define PT_SEQ_CLEARED	1
 #define PT_SEQ_NEEDS	2
 #define PT_SEQ		1

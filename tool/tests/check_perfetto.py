@@ -201,6 +201,8 @@ for pkt in t.get("packet", []):
                           s["next_pid"][0], s["next_prio"][0]))
     for td in pkt.get("track_descriptor", []):
         th = td.get("thread", [{}])[0]
+        if td["uuid"][0] == "0" or td["uuid"][0] in tracks:
+            fail("track uuid %s: 0 or given twice" % td["uuid"][0])
         tracks[td["uuid"][0]] = (th.get("tid", ["-"])[0], th.get("pid", ["-"])[0], td["name"][0])
     for te in pkt.get("track_event", []):
         iid = te["callstack_iid"][0]
