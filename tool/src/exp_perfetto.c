@@ -12,8 +12,22 @@
  *     its own thus carries the delta from the previous one: the first the absolute time, the
  *     others a few bytes (a backwards step is the delta modulo 2^64, as trace_processor adds
  *     it to an int64);
- *  2. one FtraceEventBundle per CPU with its sched_switch events, at most PT_BUNDLE per
- *     packet (the UI draws the CPU and thread scheduling tracks from them);
+ *  2. FtraceEventBundles per CPU with its sched_switch events (the UI draws the CPU and thread
+ *     scheduling tracks from them), at most PT_BUNDLE per packet, each bundle of one form:
+ *     a switch that switches out the task the CPU's previous switch switched in (same pid,
+ *     prio and comm) and is not earlier than it goes into a CompactSched (columns: timestamp
+ *     as the delta from the previous one of the bundle, the first from 0; prev_state,
+ *     next_pid, next_prio, next_comm as an index into the bundle's intern_table), from which
+ *     trace_processor takes prev_pid, prev_prio and prev_comm from that previous switch; any
+ *     other (the first of each CPU, which trace_processor would drop in compact form, and
+ *     after a lost event, a rename or a priority change) is a full FtraceEvent
+ *     (SchedSwitchFtraceEvent). A bundle is written when it is full or the form changes, so
+ *     each CPU's switches stay in input order. Limits: trace_processor orders a CPU's
+ *     switches by time, so in an input whose switches on one CPU go back in time (trace.dat's
+ *     per-CPU buffers do not) the compact switch that then follows the earlier one takes its
+ *     prev_* from it; and its prev_comm is the name trace_processor holds for that thread
+ *     (the ProcessTree's, below, once read), the previous switch's next_comm for a task
+ *     that kept its first name;
  *  3. per stack reference a PerfSample packet (timestamp, cpu, pid, tid, callstack_iid,
  *     MODE_KERNEL: the timeline of the recorded events, and the flame graph of any selected
  *     range) and then a TrackEvent TYPE_INSTANT at the same time (delta 0) on the track of its
@@ -27,9 +41,9 @@
  *     first, one frame_ids field per frame; the bottom frame is the --by label, the event
  *     type by default, so a range's flame graph splits by event type) and the event name;
  *  4. per task with a stack reference, between its first PerfSample and TrackEvent (delta
- *     0), a TrackDescriptor (uuid PT_TRACK_UUID + pid, its ThreadDescriptor pid/tid/name, so
- *     the UI puts the track in the thread's place; uuid PT_TRACK_NOTASK for references
- *     without a task);
+ *     0), a TrackDescriptor (uuid pid + 1: unique, never 0, and a short varint in every
+ *     TrackEvent; its ThreadDescriptor pid/tid/name, so the UI puts the track in the thread's
+ *     place; uuid 2^32, above any pid's, for references without a task);
  *  5. last, on sequence 1 with its own timestamp_clock_id (BOOTTIME, the start of the
  *     recording), a ProcessTree with every task seen (pid as thread; its tgid as process when
  *     the trace shows it, else the pid) and its name.
@@ -40,8 +54,9 @@
  *
  * The packets of the stream are encoded straight into the output buffer: their bodies are
  * bounded (below 128 bytes, PT_SMALL), so each length is a 1-byte slot filled in afterwards
- * rather than a body built apart and copied (or moved) into its parent; a sched_switch event
- * is built on the stack and copied once into its CPU's bundle, which is written as it is.
+ * rather than a body built apart and copied (or moved) into its parent; a full sched_switch
+ * event is built on the stack and copied once into its CPU's bundle, which is written as it is,
+ * and a compact one appends a varint to each of its bundle's columns.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "export.h"
@@ -81,12 +96,22 @@
 #define PT_CLOCK_BOOTTIME 6
 #define PT_CLOCK_DELTA	  64
 /* TrackDescriptor: uuid 1, name 2, thread 4; ThreadDescriptor: pid 1, tid 2, thread_name 5 */
-#define PT_TRACK_UUID	0x53540000000000ull /* + pid */
-#define PT_TRACK_NOTASK (PT_TRACK_UUID - 1)
+#define PT_TRACK_UUID	1 /* + pid: 1 to 2^31, short varints, never 0 */
+#define PT_TRACK_NOTASK (1ull << 32) /* above every pid's */
 #define PT_SEQ_CLEARED	1
 #define PT_SEQ_NEEDS	2
 #define PT_SEQ		1
 #define PT_BUNDLE	4096 /* sched_switch events per FtraceEventBundle packet */
+#define PT_SLOT_BITS	13 /* 2 * PT_BUNDLE slots per CPU intern table */
+#define PT_SLOTS	(1u << PT_SLOT_BITS)
+/* FtraceEventBundle.compact_sched 4; CompactSched (ftrace_event_bundle.proto) */
+#define FB_COMPACT    4
+#define CS_TIMESTAMP  1
+#define CS_PREV_STATE 2
+#define CS_NEXT_PID   3
+#define CS_NEXT_PRIO  4
+#define CS_INTERN     5
+#define CS_NEXT_COMM  6
 /*
  * A PerfSample or TrackEvent packet is at most 11 (the timestamp) + 2 + 2 + 3 (the field's tag
  * and length) + 36 (its body) bytes, and a SchedSwitchFtraceEvent at most 2 * (2 + EV_COMM_LEN)
@@ -213,6 +238,42 @@ static int pt_cs_eq(const void *ctx, uint32_t idx, const void *key)
 	return c->root == k->root && c->stack == k->stack;
 }
 
+/* A slot of a CPU's intern table: strs index + 1 (0: free) and its position in the table. */
+struct pt_slot {
+	uint32_t key, idx;
+};
+
+/*
+ * The sched_switch events of one CPU not yet written (one bundle, full FtraceEvents or
+ * CompactSched columns), and the last switch written on it (what trace_processor derives the
+ * prev_* fields of the next compact one from).
+ */
+struct pt_cpu {
+	struct pb full; /* FtraceEventBundle.event fields */
+	struct pb names, ts, state, pid, prio, comm; /* CompactSched intern_table, columns */
+	struct pt_slot *slot; /* PT_SLOTS: strs index -> intern_table index */
+	uint32_t nnames;
+	size_t n; /* events in the bundle */
+	int compact; /* the bundle's form */
+	uint64_t bundle_ts; /* the last timestamp in the compact bundle, 0 at its start */
+	int have_last;
+	uint64_t last_ts;
+	int32_t last_pid, last_prio;
+	uint32_t last_comm;
+};
+
+static void pt_cpu_free(struct pt_cpu *c)
+{
+	pb_free(&c->full);
+	pb_free(&c->names);
+	pb_free(&c->ts);
+	pb_free(&c->state);
+	pb_free(&c->pid);
+	pb_free(&c->prio);
+	pb_free(&c->comm);
+	free(c->slot);
+}
+
 /* What sequence 1 holds of a string (p->strs index): interned ids given and names sent. */
 struct pt_str {
 	uint32_t root_frame; /* frame iid of the string as a root label, 0: not yet */
@@ -245,8 +306,10 @@ struct pt_stream {
 	struct pt_tasks tasks;
 	struct pt_tasks tracks; /* tasks whose TrackDescriptor is written */
 	int notask; /* the TrackDescriptor of references without a task is written */
-	struct pb *bundle; /* per CPU: sched_switch events not yet written */
-	size_t *nbundle, ncpus;
+	struct pt_cpu *cpu; /* per CPU: its sched_switch events not yet written */
+	size_t ncpus;
+	int64_t *state_of; /* prev_state string -> its value + 1, 0 = not yet computed */
+	size_t state_of_cap;
 	int ret; /* the first error */
 };
 
@@ -269,9 +332,9 @@ static void pt_stream_free(struct pt_stream *s)
 	free(s->tracks.v);
 	htab_free(&s->tracks.idx);
 	for (i = 0; i < s->ncpus; i++)
-		pb_free(&s->bundle[i]);
-	free(s->bundle);
-	free(s->nbundle);
+		pt_cpu_free(&s->cpu[i]);
+	free(s->cpu);
+	free(s->state_of);
 	free(s);
 }
 
@@ -551,20 +614,37 @@ int ex_perfetto_start(struct pf *p, const struct ex_opts *o, FILE *f, struct pt_
 	return 0;
 }
 
-/* 2. sched_switch events: per CPU, in bundles of at most PT_BUNDLE events */
+/* 2. sched_switch events: per CPU, in bundles of at most PT_BUNDLE events of one form */
+/* A packed field @field holding @col's varints, at @w. */
+static uint8_t *pt_put_col(uint8_t *w, uint32_t field, const struct pb *col)
+{
+	return pb_put_bytes(w, field, col->buf, col->len);
+}
+
+static size_t pt_col_size(const struct pb *col)
+{
+	return 1 + pb_varint_size(col->len) + col->len;
+}
+
 static int pt_flush_bundle(struct pt_stream *s, size_t cpu)
 {
-	struct pb *b = &s->bundle[cpu];
-	size_t body, pkt;
+	struct pt_cpu *c = &s->cpu[cpu];
+	size_t body, pkt, cs = 0;
 	uint8_t *w;
 	int ret;
 
-	if (!s->nbundle[cpu])
+	if (!c->n)
 		return 0;
-	/* the lengths are known: the head goes into the output, the events straight to the file */
-	body = 1 + pb_varint_size(cpu) + b->len; /* FtraceEventBundle: cpu, the events */
+	if (c->compact) {
+		/* CompactSched: the intern table, then the columns */
+		cs = c->names.len + pt_col_size(&c->ts) + pt_col_size(&c->state) +
+		     pt_col_size(&c->pid) + pt_col_size(&c->prio) + pt_col_size(&c->comm);
+		body = 1 + pb_varint_size(cpu) + 1 + pb_varint_size(cs) + cs;
+	} else {
+		body = 1 + pb_varint_size(cpu) + c->full.len; /* FtraceEventBundle: cpu, events */
+	}
 	pkt = 1 + pb_varint_size(PT_SEQ + 1 + cpu) + 1 + pb_varint_size(body) + body;
-	w = pb_room(&s->out, 32);
+	w = pb_room(&s->out, 40 + (c->compact ? cs : 0));
 	if (!w)
 		return -ENOMEM;
 	*w++ = 1 << 3 | 2; /* Trace.packet */
@@ -573,46 +653,119 @@ static int pt_flush_bundle(struct pt_stream *s, size_t cpu)
 	*w++ = PT_FTRACE_EVENTS << 3 | 2;
 	w = pb_put_varint(w, body);
 	w = pb_put_uint(w, 1, cpu);
-	s->out.len = (size_t)(w - s->out.buf);
-	ret = pt_emit(s->f, NULL, &s->out, 1);
-	if (!ret && fwrite(b->buf, 1, b->len, s->f) != b->len)
-		ret = -EIO;
-	pb_reset(b);
-	s->nbundle[cpu] = 0;
+	if (c->compact) {
+		*w++ = FB_COMPACT << 3 | 2;
+		w = pb_put_varint(w, cs);
+		memcpy(w, c->names.buf, c->names.len);
+		w += c->names.len;
+		w = pt_put_col(w, CS_TIMESTAMP, &c->ts);
+		w = pt_put_col(w, CS_PREV_STATE, &c->state);
+		w = pt_put_col(w, CS_NEXT_PID, &c->pid);
+		w = pt_put_col(w, CS_NEXT_PRIO, &c->prio);
+		w = pt_put_col(w, CS_NEXT_COMM, &c->comm);
+		s->out.len = (size_t)(w - s->out.buf);
+		ret = pt_emit(s->f, NULL, &s->out, 0);
+		memset(c->slot, 0, PT_SLOTS * sizeof(*c->slot));
+		pb_reset(&c->names);
+		pb_reset(&c->ts);
+		pb_reset(&c->state);
+		pb_reset(&c->pid);
+		pb_reset(&c->prio);
+		pb_reset(&c->comm);
+		c->nnames = 0;
+		c->bundle_ts = 0;
+	} else {
+		/* the lengths are known: the head goes out first, the events straight to the file */
+		s->out.len = (size_t)(w - s->out.buf);
+		ret = pt_emit(s->f, NULL, &s->out, 1);
+		if (!ret && fwrite(c->full.buf, 1, c->full.len, s->f) != c->full.len)
+			ret = -EIO;
+		pb_reset(&c->full);
+	}
+	c->n = 0;
 	return ret;
 }
 
-static int pt_switch(struct pt_stream *s, const struct pf_switch *w)
+/* The prev_state value of state string @i (cached per string: few distinct ones). */
+static int64_t pt_state_of(struct pt_stream *s, uint32_t i)
+{
+	int64_t *n = pt_grow(s->state_of, &s->state_of_cap, (size_t)i + 1, sizeof(*n));
+
+	if (!n)
+		return -1;
+	s->state_of = n;
+	if (!n[i])
+		n[i] = pt_state(pf_str(s->p, i)) + 1;
+	return n[i] - 1;
+}
+
+/* The per-CPU state of @cpu, growing the table. */
+static struct pt_cpu *pt_cpu(struct pt_stream *s, size_t cpu)
+{
+	struct pt_cpu *n;
+	size_t i;
+
+	if (cpu < s->ncpus)
+		return &s->cpu[cpu];
+	n = realloc(s->cpu, (cpu + 1) * sizeof(*n));
+	if (!n)
+		return NULL;
+	s->cpu = n;
+	for (i = s->ncpus; i <= cpu; i++) {
+		memset(&n[i], 0, sizeof(n[i]));
+		pb_init(&n[i].full);
+		pb_init(&n[i].names);
+		pb_init(&n[i].ts);
+		pb_init(&n[i].state);
+		pb_init(&n[i].pid);
+		pb_init(&n[i].prio);
+		pb_init(&n[i].comm);
+	}
+	s->ncpus = cpu + 1;
+	return &n[cpu];
+}
+
+/* The index of @comm in @c's pending intern table, added on first use; -ENOMEM on failure. */
+static long pt_comm_index(struct pt_stream *s, struct pt_cpu *c, uint32_t comm)
+{
+	struct pt_slot *e;
+	const char *str;
+	uint32_t h;
+	size_t len;
+	uint8_t *w;
+
+	if (!c->slot) {
+		c->slot = calloc(PT_SLOTS, sizeof(*c->slot));
+		if (!c->slot)
+			return -ENOMEM;
+	}
+	/* open addressing on the strs index: at most PT_BUNDLE names in PT_SLOTS slots */
+	h = (comm * 2654435761u) >> (32 - PT_SLOT_BITS);
+	for (e = &c->slot[h]; e->key; e = &c->slot[h]) {
+		if (e->key == comm + 1)
+			return e->idx;
+		h = (h + 1) & (PT_SLOTS - 1);
+	}
+	str = pf_str(s->p, comm);
+	len = strnlen(str, EV_COMM_LEN);
+	w = pb_room(&c->names, len + 4);
+	if (!w)
+		return -ENOMEM;
+	c->names.len = (size_t)(pb_put_bytes(w, CS_INTERN, str, len) - c->names.buf);
+	e->key = comm + 1;
+	e->idx = c->nnames;
+	return c->nnames++;
+}
+
+/* A SchedSwitchFtraceEvent in a full FtraceEvent, into @c's pending bundle. */
+static int pt_switch_full(struct pt_stream *s, struct pt_cpu *c, const struct pf_switch *w,
+			  int64_t state)
 {
 	struct pf *p = s->p;
-	size_t cpu = (size_t)w->cpu;
 	uint8_t sw[PT_SMALL], *b, *e;
 	const char *pc, *nc;
 	size_t pl, nl, swl, evl;
 
-	if (pt_task_add(&s->tasks, w->prev_pid, 0, w->prev_comm) ||
-	    pt_task_add(&s->tasks, w->next_pid, 0, w->next_comm))
-		return -ENOMEM;
-	if (w->cpu < 0 || w->ts_ns == EV_TS_NONE)
-		return 0;
-	if (cpu >= s->ncpus) {
-		size_t n = cpu + 1, i;
-		struct pb *nb = realloc(s->bundle, n * sizeof(*nb));
-		size_t *c;
-
-		if (!nb)
-			return -ENOMEM;
-		s->bundle = nb;
-		c = realloc(s->nbundle, n * sizeof(*c));
-		if (!c)
-			return -ENOMEM;
-		s->nbundle = c;
-		for (i = s->ncpus; i < n; i++) {
-			pb_init(&s->bundle[i]);
-			s->nbundle[i] = 0;
-		}
-		s->ncpus = n;
-	}
 	/* the names are task names, below EV_COMM_LEN: the SchedSwitchFtraceEvent fits sw[] */
 	pc = pf_str(p, w->prev_comm);
 	nc = pf_str(p, w->next_comm);
@@ -621,7 +774,7 @@ static int pt_switch(struct pt_stream *s, const struct pf_switch *w)
 	e = pb_put_bytes(sw, 1, pc, pl);
 	e = pb_put_uint(e, 2, (uint64_t)(int64_t)w->prev_pid);
 	e = pb_put_uint(e, 3, (uint64_t)(int64_t)w->prev_prio);
-	e = pb_put_uint(e, 4, (uint64_t)pt_state(pf_str(p, w->prev_state)));
+	e = pb_put_uint(e, 4, (uint64_t)state);
 	e = pb_put_bytes(e, 5, nc, nl);
 	e = pb_put_uint(e, 6, (uint64_t)(int64_t)w->next_pid);
 	e = pb_put_uint(e, 7, (uint64_t)(int64_t)w->next_prio);
@@ -629,7 +782,7 @@ static int pt_switch(struct pt_stream *s, const struct pf_switch *w)
 	/* FtraceEvent: timestamp, pid, sched_switch */
 	evl = 1 + pb_varint_size(w->ts_ns) + 1 + pb_varint_size((uint32_t)w->prev_pid) + 1 +
 	      pb_varint_size(swl) + swl;
-	b = pb_room(&s->bundle[cpu], evl + 4);
+	b = pb_room(&c->full, evl + 4);
 	if (!b)
 		return -ENOMEM;
 	b = pb_put_varint(b, 2 << 3 | 2); /* FtraceEventBundle.event */
@@ -639,8 +792,76 @@ static int pt_switch(struct pt_stream *s, const struct pf_switch *w)
 	b = pb_put_varint(b, 4 << 3 | 2);
 	b = pb_put_varint(b, swl);
 	memcpy(b, sw, swl);
-	s->bundle[cpu].len = (size_t)(b + swl - s->bundle[cpu].buf);
-	return ++s->nbundle[cpu] >= PT_BUNDLE ? pt_flush_bundle(s, cpu) : 0;
+	c->full.len = (size_t)(b + swl - c->full.buf);
+	return 0;
+}
+
+/* One CompactSched entry (its prev_* fields are those of the last switch's next task). */
+static int pt_switch_compact(struct pt_stream *s, struct pt_cpu *c, const struct pf_switch *w,
+			     int64_t state)
+{
+	long idx = pt_comm_index(s, c, w->next_comm);
+	uint8_t *b;
+
+	if (idx < 0)
+		return (int)idx;
+	b = pb_room(&c->ts, 10);
+	if (b)
+		c->ts.len = (size_t)(pb_put_varint(b, w->ts_ns - c->bundle_ts) - c->ts.buf);
+	c->bundle_ts = w->ts_ns;
+	b = pb_room(&c->state, 10);
+	if (b)
+		c->state.len = (size_t)(pb_put_varint(b, (uint64_t)state) - c->state.buf);
+	b = pb_room(&c->pid, 10);
+	if (b)
+		c->pid.len =
+			(size_t)(pb_put_varint(b, (uint64_t)(int64_t)w->next_pid) - c->pid.buf);
+	b = pb_room(&c->prio, 10);
+	if (b)
+		c->prio.len =
+			(size_t)(pb_put_varint(b, (uint64_t)(int64_t)w->next_prio) - c->prio.buf);
+	b = pb_room(&c->comm, 10);
+	if (b)
+		c->comm.len = (size_t)(pb_put_varint(b, (uint64_t)idx) - c->comm.buf);
+	return c->ts.err || c->state.err || c->pid.err || c->prio.err || c->comm.err ? -ENOMEM : 0;
+}
+
+static int pt_switch(struct pt_stream *s, const struct pf_switch *w)
+{
+	struct pt_cpu *c;
+	int64_t state;
+	int compact, ret;
+
+	if (pt_task_add(&s->tasks, w->prev_pid, 0, w->prev_comm) ||
+	    pt_task_add(&s->tasks, w->next_pid, 0, w->next_comm))
+		return -ENOMEM;
+	if (w->cpu < 0 || w->ts_ns == EV_TS_NONE)
+		return 0;
+	c = pt_cpu(s, (size_t)w->cpu);
+	state = pt_state_of(s, w->prev_state);
+	if (!c || state < 0)
+		return -ENOMEM;
+	/*
+	 * Compact when trace_processor derives this switch's prev_* from the CPU's last one: it
+	 * exists, is not later, and switched in the task this one switches out.
+	 */
+	compact = c->have_last && w->ts_ns >= c->last_ts && w->prev_pid == c->last_pid &&
+		  w->prev_prio == c->last_prio && w->prev_comm == c->last_comm;
+	if (c->n && c->compact != compact) {
+		ret = pt_flush_bundle(s, (size_t)w->cpu);
+		if (ret)
+			return ret;
+	}
+	c->compact = compact;
+	ret = compact ? pt_switch_compact(s, c, w, state) : pt_switch_full(s, c, w, state);
+	if (ret)
+		return ret;
+	c->have_last = 1;
+	c->last_ts = w->ts_ns;
+	c->last_pid = w->next_pid;
+	c->last_prio = w->next_prio;
+	c->last_comm = w->next_comm;
+	return ++c->n >= PT_BUNDLE ? pt_flush_bundle(s, (size_t)w->cpu) : 0;
 }
 
 /* 4. the TrackDescriptor of @e's task, before its first event (delta 0: at that event) */

@@ -86,6 +86,14 @@ def unpacked_ids(raw):
     return bad
 
 
+def task_state(letters):
+    """The prev_state value of a record's state letters (the exporter's TASK_REPORT bits)."""
+    v = 0
+    for c in letters:
+        v |= 0x100 if c == "+" else 1 << "SDTtXZPI".index(c) if c in "SDTtXZPI" else 0
+    return v
+
+
 def fail(msg):
     print("MISMATCH: " + msg)
     sys.exit(1)
@@ -104,6 +112,7 @@ evnames, mappings, mpaths = {}, {}, {}
 samples, threads, switches = [], [], []
 tracks, instants = {}, []
 defaults, seqclocks, needs_state = {}, {}, set()
+cpu_sched, switch_recs = {}, []
 
 
 def packet_ts(pkt, seq):
@@ -171,13 +180,29 @@ for pkt in t.get("packet", []):
         for th in pt.get("threads", []):
             threads.append("thread %s tgid=%s %s" % (th["tid"][0], th["tgid"][0], th["name"][0]))
     for b in pkt.get("ftrace_events", []):
+        sched = cpu_sched.setdefault(b["cpu"][0], [])
+        # the tokenizer takes a bundle's compact_sched before its events
+        for c in b.get("compact_sched", []):
+            table = c.get("intern_table", [])
+            cols = [c.get("switch_" + k, []) for k in
+                    ("timestamp", "prev_state", "next_pid", "next_prio", "next_comm_index")]
+            if len(set(map(len, cols))) != 1:
+                fail("compact_sched columns of different lengths: %r" % c)
+            acc = 0
+            for d, st, npid, nprio, ci in zip(*cols):
+                acc = (acc + int(d)) % 2**64  # trace_processor sums the deltas from 0
+                if int(ci) >= len(table):
+                    fail("compact_sched comm index %s beyond its intern table" % ci)
+                sched.append((acc, None, None, None, st, table[int(ci)], npid, nprio))
         for e in b.get("event", []):
             s = e["sched_switch"][0]
-            switches.append("switch %s cpu=%s %s:%s state=%s -> %s:%s" % (
-                e["timestamp"][0], b["cpu"][0], s["prev_comm"][0], s["prev_pid"][0],
-                s["prev_state"][0], s["next_comm"][0], s["next_pid"][0]))
+            sched.append((int(e["timestamp"][0]), s["prev_comm"][0], s["prev_pid"][0],
+                          s["prev_prio"][0], s["prev_state"][0], s["next_comm"][0],
+                          s["next_pid"][0], s["next_prio"][0]))
     for td in pkt.get("track_descriptor", []):
         th = td.get("thread", [{}])[0]
+        if td["uuid"][0] == "0" or td["uuid"][0] in tracks:
+            fail("track uuid %s: 0 or given twice" % td["uuid"][0])
         tracks[td["uuid"][0]] = (th.get("tid", ["-"])[0], th.get("pid", ["-"])[0], td["name"][0])
     for te in pkt.get("track_event", []):
         iid = te["callstack_iid"][0]
@@ -188,6 +213,20 @@ for pkt in t.get("packet", []):
         cs = need(stacks, ps["callstack_iid"][0], "callstack")
         path = ";".join(names[need(frames, f, "frame")] for f in cs)
         samples.append((ts, ps["cpu"][0], ps["pid"][0], ps["tid"][0], path, ps["callstack_iid"][0]))
+
+# trace_processor sorts each CPU's switches by time (ties in the order they came) and gives a
+# compact one the prev_* fields of the switch before it on that CPU, dropping the first
+for cpu, sched in sorted(cpu_sched.items(), key=lambda c: int(c[0])):
+    last = None
+    for ts, pcomm, ppid, pprio, st, ncomm, npid, nprio in sorted(sched, key=lambda x: x[0]):
+        if pcomm is None:
+            if last is None:
+                fail("cpu %s: a compact switch first (trace_processor drops it)" % cpu)
+            pcomm, ppid, pprio = last
+        switch_recs.append((ts, cpu, pcomm, ppid, pprio, st, ncomm, npid, nprio))
+        switches.append("switch %s cpu=%s %s:%s state=%s -> %s:%s" % (
+            ts, cpu, pcomm, ppid, st, ncomm, npid))
+        last = (ncomm, npid, nprio)
 
 for s in samples:
     print("%s cpu=%s pid=%s tid=%s %s" % s[:5])
@@ -226,9 +265,25 @@ if len(sys.argv) > 3:
     if inst != perf or bad:
         print("MISMATCH: instants %r, perf samples %r, bad %r" % (inst, perf, bad))
         sys.exit(1)
+    rec = []
+    for line in open(sys.argv[2]):
+        m = re.match(r"^#\d+ cpu=(\d+) .* ts=(\d+) type=.* switch=(.*?):(-?\d+)\[(-?\d+)\]:"
+                     r"(\S*?)->(.*):(-?\d+)\[(-?\d+)\]", line)
+        if m:
+            g = m.groups()
+            rec.append((int(g[1]), g[0], g[2], g[3], g[4], str(task_state(g[5])), g[6], g[7],
+                        g[8]))
+    # per CPU in trace_processor's order (by time, ties in input order), as decoded above
+    rec.sort(key=lambda r: (int(r[1]), r[0]))
+    got = sorted(switch_recs, key=lambda r: int(r[1]))
+    if got != rec:
+        bad = [(g, w) for g, w in zip(got, rec) if g != w][:3]
+        fail("switches: %d decoded, %d in the trace; first differences %r" % (
+            len(got), len(rec), bad))
     if len(sys.argv) > 4:
         packed = unpacked_ids(open(sys.argv[4], "rb").read())
         if packed:
             fail("packed id lists (Callstack.frame_ids, Mapping.path_string_ids): %r" % packed)
     print("perfetto matches the trace: %d samples event by event, stacks as folded, "
-          "%d instants with their stacks" % (len(samples), len(instants)))
+          "%d instants with their stacks, %d switches" % (len(samples), len(instants),
+                                                          len(switch_recs)))

@@ -349,6 +349,41 @@ if command -v protoc >/dev/null 2>&1; then
 	protoc --decode=perfetto.protos.Trace tests/perfetto_subset.proto <"$W/t2.perfetto" \
 		>"$W/t2.decoded" 2>"$W/err"
 	golden perfetto-decoded-tgid python3 tests/check_perfetto.py "$W/t2.decoded"
+	# sched_switch chains: compact_sched where trace_processor derives the prev_* fields from
+	# the CPU's previous switch, a full event where it would not
+	psw() { # comm pid cpu time prio state next_comm next_pid next_prio
+		printf '%s-%s [%s] d..2. %s: sched_switch: prev_comm=%s prev_pid=%s prev_prio=%s ' \
+			"$1" "$2" "$3" "$4" "$1" "$2" "$5"
+		printf 'prev_state=%s ==> next_comm=%s next_pid=%s next_prio=%s\n' "$6" "$7" "$8" "$9"
+	}
+	{
+		echo "# tracer: nop"
+		psw a 1 000 1.000001 120 S b 2 120 # the first of its CPU: in full
+		psw b 2 000 1.000002 120 R+ c 3 100 # compact from here on, but ...
+		psw c 3 000 1.000003 110 D a 1 120 # ... when the priority changed while running
+		psw a 1 000 1.000004 120 S b 2 120
+		psw bb 2 000 1.000005 120 S c 3 100 # ... the task renamed itself
+		psw c 3 000 1.000006 100 S d 4 120
+		psw d 9 000 1.000007 120 S a 1 120 # ... another pid of the same name (lost events)
+		psw a 1 000 1.000007 120 S c 3 100 # the same time: in input order
+		psw swapper/1 0 001 1.000003 120 R a 1 120
+		psw a 1 001 1.000005 120 S swapper/1 0 120
+		psw swapper/1 0 001 1.000004 120 R a 1 120 # ... a switch earlier than the one before
+		# more than a bundle (4096 events): the next one starts from its predecessor's fields
+		awk 'BEGIN { for (i = 0; i < 5000; i++) { p = i % 3; n = (i + 1) % 3
+			printf "t%d-%d [002] d..2. 2.%06d: sched_switch: prev_comm=t%d prev_pid=%d " \
+				"prev_prio=120 prev_state=S ==> next_comm=t%d next_pid=%d next_prio=120\n",
+				p, 10 + p, i, p, 10 + p, n, 10 + n } }'
+	} >"$W/sw.txt"
+	"$B/evdump" "$W/sw.txt" >"$W/sw.events"
+	$SM export --format folded -o "$W/sw.folded" "$W/sw.txt" 2>/dev/null
+	$SM export --format perfetto -o "$W/sw.perfetto" "$W/sw.txt" 2>/dev/null
+	protoc --decode=perfetto.protos.Trace tests/perfetto_subset.proto <"$W/sw.perfetto" \
+		>"$W/sw.decoded" 2>"$W/err"
+	expect perfetto-compact-sched 'perfetto matches the trace: .* 5011 switches' \
+		python3 tests/check_perfetto.py "$W/sw.decoded" "$W/sw.events" "$W/sw.folded" \
+		"$W/sw.perfetto"
+	expect perfetto-compact-sched-used '^7$' grep -c compact_sched "$W/sw.decoded"
 else
 	ko "perfetto: protoc not installed (apt-get install protobuf-compiler; scripts/setup installs it)"
 fi
