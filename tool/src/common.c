@@ -68,6 +68,24 @@ int sm_parse_uint(const char *s, unsigned long *out)
 	return 0;
 }
 
+void *sm_grow(void *arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap;
+	char *n;
+
+	if (need <= *cap)
+		return arr;
+	ncap = *cap ? *cap * 2 : 64;
+	while (ncap < need)
+		ncap *= 2;
+	n = realloc(arr, ncap * elem);
+	if (!n)
+		return NULL;
+	memset(n + *cap * elem, 0, (ncap - *cap) * elem);
+	*cap = ncap;
+	return n;
+}
+
 char *sm_path_join(const char *dir, const char *name)
 {
 	size_t n = strlen(dir) + strlen(name) + 2;

@@ -338,29 +338,10 @@ static void pt_stream_free(struct pt_stream *s)
 	free(s);
 }
 
-/* Grow @arr (*@cap elements of @elem bytes) to hold @need, zeroing the new part; NULL: -ENOMEM */
-static void *pt_grow(void *arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap;
-	char *n;
-
-	if (need <= *cap)
-		return arr;
-	ncap = *cap ? *cap * 2 : 256;
-	while (ncap < need)
-		ncap *= 2;
-	n = realloc(arr, ncap * elem);
-	if (!n)
-		return NULL;
-	memset(n + *cap * elem, 0, (ncap - *cap) * elem);
-	*cap = ncap;
-	return n;
-}
-
 /* The state of string @i (the table grows as the stream interns new strings). */
 static struct pt_str *pt_str(struct pt_stream *s, uint32_t i)
 {
-	struct pt_str *n = pt_grow(s->str, &s->str_cap, (size_t)i + 1, sizeof(*n));
+	struct pt_str *n = sm_grow(s->str, &s->str_cap, (size_t)i + 1, sizeof(*n));
 
 	if (!n)
 		return NULL;
@@ -417,7 +398,7 @@ static long pt_frame(struct pt_stream *s, uint32_t loc)
 	struct pf *p = s->p;
 	const struct pf_loc *l = &p->locs[loc];
 	const struct pf_func *fn = &p->funcs[l->func];
-	uint32_t *n = pt_grow(s->frame_of_loc, &s->frame_of_loc_cap, (size_t)loc + 1, sizeof(*n));
+	uint32_t *n = sm_grow(s->frame_of_loc, &s->frame_of_loc_cap, (size_t)loc + 1, sizeof(*n));
 	long map = 0;
 
 	if (!n)
@@ -495,7 +476,7 @@ static long pt_callstack(struct pt_stream *s, uint32_t i)
 	struct pf *p = s->p;
 	const struct pf_sample *smp = &p->samples[i];
 	const struct pf_stack *st = &p->stacks[smp->stack];
-	uint32_t *n = pt_grow(s->cs_of_sample, &s->cs_of_sample_cap, (size_t)i + 1, sizeof(*n));
+	uint32_t *n = sm_grow(s->cs_of_sample, &s->cs_of_sample_cap, (size_t)i + 1, sizeof(*n));
 	struct pt_cs key, *nc;
 	struct pt_str *ty;
 	uint32_t c, k;
@@ -543,7 +524,7 @@ static long pt_callstack(struct pt_stream *s, uint32_t i)
 			return f;
 		pb_uint(&s->sub, 2, (uint64_t)f); /* frame_ids: not packed in Perfetto's proto */
 	}
-	nc = pt_grow(s->cs, &s->cs_cap, s->ncs + 1, sizeof(*nc));
+	nc = sm_grow(s->cs, &s->cs_cap, s->ncs + 1, sizeof(*nc));
 	if (!nc)
 		return -ENOMEM;
 	s->cs = nc;
@@ -689,7 +670,7 @@ static int pt_flush_bundle(struct pt_stream *s, size_t cpu)
 /* The prev_state value of state string @i (cached per string: few distinct ones). */
 static int64_t pt_state_of(struct pt_stream *s, uint32_t i)
 {
-	int64_t *n = pt_grow(s->state_of, &s->state_of_cap, (size_t)i + 1, sizeof(*n));
+	int64_t *n = sm_grow(s->state_of, &s->state_of_cap, (size_t)i + 1, sizeof(*n));
 
 	if (!n)
 		return -1;

@@ -26,23 +26,6 @@ static uint64_t pf_mix(uint64_t h)
 	return h ^ (h >> 33);
 }
 
-static void *pf_grow(void *arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap;
-	void *n;
-
-	if (need <= *cap)
-		return arr;
-	ncap = *cap ? *cap * 2 : 64;
-	while (ncap < need)
-		ncap *= 2;
-	n = realloc(arr, ncap * elem);
-	if (!n)
-		return NULL;
-	*cap = ncap;
-	return n;
-}
-
 size_t pf_utf8_len(const unsigned char *s, size_t len)
 {
 	size_t n, i;
@@ -113,7 +96,7 @@ static long pf_func(struct pf *p, uint32_t name, uint32_t module)
 	idx = htab_find(&p->func_idx, h, pf_func_eq, p, &key, &j);
 	if (idx != HTAB_NONE)
 		return idx;
-	p->funcs = pf_grow(p->funcs, &p->funcs_cap, p->nfuncs + 1, sizeof(*p->funcs));
+	p->funcs = sm_grow(p->funcs, &p->funcs_cap, p->nfuncs + 1, sizeof(*p->funcs));
 	if (!p->funcs)
 		return -ENOMEM;
 	p->funcs[p->nfuncs] = key;
@@ -165,7 +148,7 @@ static long pf_loc(struct pf *p, uint64_t addr, uint32_t func)
 	idx = htab_find(&p->loc_idx, h, pf_loc_eq, p, &key, &j);
 	if (idx != HTAB_NONE)
 		return idx;
-	p->locs = pf_grow(p->locs, &p->locs_cap, p->nlocs + 1, sizeof(*p->locs));
+	p->locs = sm_grow(p->locs, &p->locs_cap, p->nlocs + 1, sizeof(*p->locs));
 	if (!p->locs)
 		return -ENOMEM;
 	p->locs[p->nlocs] = key;
@@ -249,7 +232,7 @@ static long pf_stack_commit(struct pf *p, size_t nr)
 		p->nframes -= nr; /* already known: drop the copy */
 		return idx;
 	}
-	p->stacks = pf_grow(p->stacks, &p->stacks_cap, p->nstacks + 1, sizeof(*p->stacks));
+	p->stacks = sm_grow(p->stacks, &p->stacks_cap, p->nstacks + 1, sizeof(*p->stacks));
 	if (!p->stacks)
 		return -ENOMEM;
 	p->stacks[p->nstacks] =
@@ -262,7 +245,7 @@ static int pf_push_frame(struct pf *p, long loc)
 {
 	if (loc < 0)
 		return (int)loc;
-	p->frames = pf_grow(p->frames, &p->frames_cap, p->nframes + 1, sizeof(*p->frames));
+	p->frames = sm_grow(p->frames, &p->frames_cap, p->nframes + 1, sizeof(*p->frames));
 	if (!p->frames)
 		return -ENOMEM;
 	p->frames[p->nframes++] = (uint32_t)loc;
@@ -305,13 +288,13 @@ static long pf_stack_unknown(struct pf *p, uint32_t id)
 		return st;
 	if (p->nunknown == p->unknown_cap) {
 		size_t cap = p->unknown_cap;
-		uint32_t *a = pf_grow(p->unknown_ids, &cap, p->nunknown + 1, sizeof(*a));
+		uint32_t *a = sm_grow(p->unknown_ids, &cap, p->nunknown + 1, sizeof(*a));
 
 		if (!a)
 			return -ENOMEM;
 		p->unknown_ids = a;
 		cap = p->unknown_cap;
-		a = pf_grow(p->unknown_stack, &cap, p->nunknown + 1, sizeof(*a));
+		a = sm_grow(p->unknown_stack, &cap, p->nunknown + 1, sizeof(*a));
 		if (!a)
 			return -ENOMEM;
 		p->unknown_stack = a;
@@ -408,7 +391,7 @@ static long pf_stack_full(struct pf *p, const struct ev_stack *es)
 	if ((size_t)key >= p->full_stack_cap) {
 		size_t old = p->full_stack_cap;
 		uint32_t *n =
-			pf_grow(p->full_stack, &p->full_stack_cap, (size_t)key + 1, sizeof(*n));
+			sm_grow(p->full_stack, &p->full_stack_cap, (size_t)key + 1, sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
@@ -446,7 +429,7 @@ static long pf_sample(struct pf *p, uint32_t stack, uint32_t type, uint32_t comm
 	idx = htab_find(&p->sample_idx, h, pf_sample_eq, p, &key, &j);
 	if (idx != HTAB_NONE)
 		return idx;
-	p->samples = pf_grow(p->samples, &p->samples_cap, p->nsamples + 1, sizeof(*p->samples));
+	p->samples = sm_grow(p->samples, &p->samples_cap, p->nsamples + 1, sizeof(*p->samples));
 	if (!p->samples)
 		return -ENOMEM;
 	p->samples[p->nsamples] = key;
@@ -475,7 +458,7 @@ static struct pf_off *pf_off_slot(struct pf *p, int32_t pid, int create)
 		return &p->off[idx];
 	if (!create)
 		return NULL;
-	n = pf_grow(p->off, &p->off_cap, p->noff + 1, sizeof(*p->off));
+	n = sm_grow(p->off, &p->off_cap, p->noff + 1, sizeof(*p->off));
 	if (!n)
 		return NULL; /* p->off and the index stay consistent */
 	p->off = n;
@@ -586,7 +569,7 @@ static long pf_type_str(struct pf *p, const struct ev_record *r)
 	if (r->type >= p->type_str_cap) {
 		size_t old = p->type_str_cap;
 		uint32_t *n =
-			pf_grow(p->type_str, &p->type_str_cap, (size_t)r->type + 1, sizeof(*n));
+			sm_grow(p->type_str, &p->type_str_cap, (size_t)r->type + 1, sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
@@ -661,7 +644,7 @@ int pf_add_record(void *arg, const struct ev_record *r)
 				if (ret)
 					return ret;
 			} else {
-				p->events = pf_grow(p->events, &p->events_cap, p->nevents + 1,
+				p->events = sm_grow(p->events, &p->events_cap, p->nevents + 1,
 						    sizeof(*p->events));
 				if (!p->events)
 					return -ENOMEM;
@@ -682,7 +665,7 @@ int pf_add_record(void *arg, const struct ev_record *r)
 		if (p->sink) {
 			w = &one;
 		} else {
-			p->switches = pf_grow(p->switches, &p->switches_cap, p->nswitches + 1,
+			p->switches = sm_grow(p->switches, &p->switches_cap, p->nswitches + 1,
 					      sizeof(*p->switches));
 			if (!p->switches)
 				return -ENOMEM;

@@ -148,6 +148,12 @@ void sm_frames_free(struct sm_frames *fr);
 int sm_parse_uint(const char *s, unsigned long *out);
 
 /*
+ * Grow @arr (*@cap elements of @elem bytes, doubling) to hold @need, the new part zeroed;
+ * return the array (*@cap updated) or NULL on -ENOMEM (@arr is then left as it was).
+ */
+void *sm_grow(void *arr, size_t *cap, size_t need, size_t elem);
+
+/*
  * TRACEFS/NAME in a new allocation: the tracefs directory of --tracefs, $STACKMAP_TRACEFS,
  * else /sys/kernel/tracing. NULL when memory is short.
  */
