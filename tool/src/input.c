@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "input.h"
+#include "evpipe.h"
 #include "trace_parse.h"
 
 #include <errno.h>
@@ -523,10 +524,36 @@ static int in_u32_cmp(const void *a, const void *b)
 	return x < y ? -1 : (x > y);
 }
 
+/* The two readers, for evpipe_run(): the trace.dat's, and the text's. */
+struct in_reader {
+	struct in_src *in;
+	struct td_err err;
+	struct tp_ctx ctx;
+};
+
+static int in_read_dat(void *arg, ev_fn fn, void *fn_arg)
+{
+	struct in_reader *rd = arg;
+	struct in_src *in = rd->in;
+
+	return rd_feed_records(&in->td, fn, fn_arg,
+			       (in->no_task_fields ? RD_F_NO_TASK_FIELDS : 0) |
+				       (in->no_switch_fields ? RD_F_NO_SWITCH_FIELDS : 0),
+			       &rd->err);
+}
+
+static int in_read_text(void *arg, ev_fn fn, void *fn_arg)
+{
+	struct in_reader *rd = arg;
+
+	return tp_feed_records(&rd->ctx, rd->in->text, rd->in->text_len, fn, fn_arg);
+}
+
 int in_feed(struct in_src *in, ev_fn fn, void *arg)
 {
-	struct td_err err = {0};
-	struct tp_ctx ctx;
+	struct in_reader rd = {.in = in};
+	struct td_err *err = &rd.err;
+	struct tp_ctx *ctx = &rd.ctx;
 	int ret;
 
 	if (in->kind == IN_MAP) {
@@ -538,26 +565,23 @@ int in_feed(struct in_src *in, ev_fn fn, void *arg)
 	in->fn = fn;
 	in->fn_arg = arg;
 	if (in->kind == IN_DAT) {
-		ret = rd_feed_records(&in->td, in_on_record, in,
-				      (in->no_task_fields ? RD_F_NO_TASK_FIELDS : 0) |
-					      (in->no_switch_fields ? RD_F_NO_SWITCH_FIELDS : 0),
-				      &err);
+		ret = evpipe_run(in_read_dat, &rd, in_on_record, in);
 		if (ret == -EBADMSG) {
-			sm_err("%s: offset %llu: %s", in->path, (unsigned long long)err.offset,
-			       err.msg);
+			sm_err("%s: offset %llu: %s", in->path, (unsigned long long)err->offset,
+			       err->msg);
 			return SM_EXIT_DATA;
 		}
 	} else {
-		tp_ctx_init(&ctx);
-		ret = tp_feed_records(&ctx, in->text, in->text_len, in_on_record, in);
-		in->torn_line = ctx.torn_line;
-		if (!ret && ctx.bad_reason) {
-			sm_err("%s:%llu: %s", in->path, (unsigned long long)ctx.bad_line,
-			       ctx.bad_reason);
-			tp_ctx_free(&ctx);
+		tp_ctx_init(ctx);
+		ret = evpipe_run(in_read_text, &rd, in_on_record, in);
+		in->torn_line = ctx->torn_line;
+		if (!ret && ctx->bad_reason) {
+			sm_err("%s:%llu: %s", in->path, (unsigned long long)ctx->bad_line,
+			       ctx->bad_reason);
+			tp_ctx_free(ctx);
 			return SM_EXIT_DATA;
 		}
-		tp_ctx_free(&ctx);
+		tp_ctx_free(ctx);
 	}
 	if (ret) {
 		sm_err("%s: %s: %s", in->cmd, in->path, strerror(ret < 0 ? -ret : EINVAL));

@@ -581,9 +581,9 @@ static long pf_type_str(struct pf *p, const struct ev_record *r)
 }
 
 /* The strs index of a task name, through a small cache keyed by pid (names rarely change). */
-static long pf_comm_str(struct pf *p, int32_t pid, const char *comm)
+static long pf_comm_str(struct pf *p, int which, int32_t pid, const char *comm)
 {
-	struct pf_comm_cache *e = &p->comm_cache[(uint32_t)pid % 1024];
+	struct pf_comm_cache *e = &p->comm_cache[which][(uint32_t)pid % 1024];
 	long s;
 
 	if (e->str && e->pid == pid && strcmp(pf_str(p, e->str - 1), comm) == 0)
@@ -592,6 +592,29 @@ static long pf_comm_str(struct pf *p, int32_t pid, const char *comm)
 	if (s < 0)
 		return s;
 	e->pid = pid;
+	e->str = (uint32_t)s + 1;
+	return s;
+}
+
+/* The strs index of a prev_state string (a handful of distinct ones), through a cache. */
+static long pf_state_str(struct pf *p, const char *state)
+{
+	struct pf_state_cache *e;
+	char key[EV_STATE_LEN] = {0};
+	size_t len = strnlen(state, EV_STATE_LEN - 1);
+	uint32_t h = 0;
+	long s;
+
+	memcpy(key, state, len);
+	for (size_t i = 0; i < len; i++)
+		h = h * 31 + (uint8_t)key[i];
+	e = &p->state_cache[h % 16];
+	if (e->str && !memcmp(e->s, key, sizeof(key)))
+		return e->str - 1;
+	s = pf_intern(p, key, len);
+	if (s < 0)
+		return s;
+	memcpy(e->s, key, sizeof(key));
 	e->str = (uint32_t)s + 1;
 	return s;
 }
@@ -623,7 +646,7 @@ int pf_add_record(void *arg, const struct ev_record *r)
 		if ((r->flags & EV_F_UNATTRIBUTED) && !p->replay)
 			p->nr_unattributed++;
 		type = pf_type_str(p, r);
-		comm = pf_comm_str(p, r->pid, r->comm);
+		comm = pf_comm_str(p, 0, r->pid, r->comm);
 		if (type < 0 || comm < 0)
 			return -ENOMEM;
 		sample = pf_sample(p, (uint32_t)st, (uint32_t)type, (uint32_t)comm, r->pid);
@@ -656,9 +679,9 @@ int pf_add_record(void *arg, const struct ev_record *r)
 		return 0;
 	if (p->opts.keep_events || p->sink) {
 		struct pf_switch *w, one;
-		long pc = pf_comm_str(p, r->sw.prev_pid, r->sw.prev_comm);
-		long nc = pf_comm_str(p, r->sw.next_pid, r->sw.next_comm);
-		long ps = pf_intern(p, r->sw.prev_state, strlen(r->sw.prev_state));
+		long pc = pf_comm_str(p, 1, r->sw.prev_pid, r->sw.prev_comm);
+		long nc = pf_comm_str(p, 1, r->sw.next_pid, r->sw.next_comm);
+		long ps = pf_state_str(p, r->sw.prev_state);
 
 		if (pc < 0 || nc < 0 || ps < 0)
 			return -ENOMEM;

@@ -129,13 +129,22 @@ struct pf {
 	int replay;
 	int (*sink)(void *arg, const struct pf_event *e, const struct pf_switch *w);
 	void *sink_arg;
-	/* caches of pf_intern() results: reader's event type -> strs + 1; pid -> task name */
+	/*
+	 * caches of pf_intern() results: reader's event type -> strs + 1; pid -> task name, one
+	 * for the event's task and one for sched_switch's fields (the two can name a task apart,
+	 * a saved_cmdlines "<...>" against the switch's comm: in one cache they evict each other)
+	 */
 	uint32_t *type_str;
 	size_t type_str_cap;
 	struct pf_comm_cache {
 		int32_t pid;
 		uint32_t str; /* strs index + 1, 0 = empty */
-	} comm_cache[1024];
+	} comm_cache[2][1024];
+	/* the last prev_state strings by their bytes: strs index + 1, 0 = empty */
+	struct pf_state_cache {
+		char s[EV_STATE_LEN];
+		uint32_t str;
+	} state_cache[16];
 	/* with have_wall: wall-clock time (ns since the epoch) = trace timestamp + wall_offset_ns */
 	int64_t wall_offset_ns;
 	int have_wall;

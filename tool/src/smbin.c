@@ -254,6 +254,12 @@ const struct smbin_stack *smbin_find(const struct smbin_map *map, uint32_t id, s
 {
 	size_t lo = 0, hi = map ? map->nr : 0;
 
+	/* the ids of a map are most often 0..nr-1: then id is its own position */
+	if (id < hi && map->stacks[id].id == id) {
+		if (pos)
+			*pos = id;
+		return &map->stacks[id];
+	}
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 

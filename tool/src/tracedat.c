@@ -929,6 +929,17 @@ void td_close(struct td_file *td)
 	memset(td, 0, sizeof(*td));
 }
 
+static struct tep_event *td_find_event(struct td_file *td, int id)
+{
+	unsigned int i = (unsigned int)id % TD_EV_CACHE;
+
+	if (td->ev_cache[i].id1 != id + 1) {
+		td->ev_cache[i].ev = tep_find_event(td->tep, id);
+		td->ev_cache[i].id1 = id + 1;
+	}
+	return td->ev_cache[i].ev;
+}
+
 static void td_decode(struct td_file *td, struct td_rec *r, uint64_t *ips, size_t ips_cap)
 {
 	const uint8_t *d = r->data;
@@ -969,7 +980,7 @@ static void td_decode(struct td_file *td, struct td_rec *r, uint64_t *ips, size_
 	} else {
 		r->kind = TD_EVENT;
 	}
-	r->event = tep_find_event(td->tep, r->type);
+	r->event = td_find_event(td, r->type);
 	if (!r->event)
 		r->kind = TD_BAD;
 }

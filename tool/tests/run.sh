@@ -866,6 +866,60 @@ if [ "$tag" = build ] && command -v trace-cmd >/dev/null 2>&1; then
 	unset TRACEEVENT_PLUGIN_DIR
 fi
 
+# --- the reader on a thread of its own (src/evpipe.c): every command gives exactly the answer,
+# the files, the messages and the exit status of the direct call (STACKMAP_THREADS=1), on one
+# batch and on many, after a reader's error in the middle of the input (a truncated page) and
+# after a consumer's (a Perfetto trace into a full device) --------------------------------
+python3 tests/datfix.py replicate $D/trace.dat "$W/pipe.dat" 60
+cp $D/stack_map_bin "$W/stack_map_bin"
+sz=$(stat -c %s "$W/pipe.dat")
+head -c $((sz - 3000)) "$W/pipe.dat" >"$W/pipe-cut.dat"
+pipe_same() { # NAME CMD... (an output file, if any, is $W/pipe-file)
+	name=$1
+	shift
+	for t in 1 2; do
+		env STACKMAP_THREADS=$t "$@" >"$W/pipe-out$t" 2>"$W/pipe-err$t"
+		echo "exit $?" >>"$W/pipe-err$t"
+		rm -f "$W/pipe-file$t"
+		[ -f "$W/pipe-file" ] && mv "$W/pipe-file" "$W/pipe-file$t"
+	done
+	same=1
+	cmp -s "$W/pipe-out1" "$W/pipe-out2" || same=0
+	cmp -s "$W/pipe-err1" "$W/pipe-err2" || same=0
+	if [ -f "$W/pipe-file1" ] || [ -f "$W/pipe-file2" ]; then
+		cmp -s "$W/pipe-file1" "$W/pipe-file2" || same=0
+	fi
+	# and something to compare: output, a file, or a failure
+	if [ ! -s "$W/pipe-out1" ] && [ ! -s "$W/pipe-file1" ] && grep -q 'exit 0' "$W/pipe-err1"; then
+		same=0
+	fi
+	if [ $same = 1 ]; then
+		ok "pipe-$name"
+	else
+		ko "pipe-$name"
+		diff "$W/pipe-out1" "$W/pipe-out2" | head -5
+		diff "$W/pipe-err1" "$W/pipe-err2" | head -5
+	fi
+}
+for in in dat:$D/trace.dat many:"$W/pipe.dat" cut:"$W/pipe-cut.dat" unknown:"$W/unk.dat" \
+	missed:"$W/missed.dat" text:tests/fixtures/trace-report.txt; do
+	f=${in#*:}
+	pipe_same "report-${in%%:*}" $SM report $K --top 5 "$f"
+	pipe_same "folded-${in%%:*}" $SM export $K --format folded "$f"
+	pipe_same "perfetto-${in%%:*}" $SM export $K --format perfetto -o "$W/pipe-file" "$f"
+	pipe_same "pprof-${in%%:*}" $SM export $K --format pprof -o "$W/pipe-file" "$f"
+done
+pipe_same report-lost $SM report $K --top 1 --map "$W/basic.bin" "$W/lost.txt"
+pipe_same report-stdin sh -c "$SM report --top 3 - <\"$W/pipe.dat\""
+pipe_same diff $SM diff $K "$W/pipe.dat" "$W/unk.dat"
+pipe_same perfetto-full-device $SM export $K --format perfetto -o /dev/full "$W/pipe.dat"
+grep -q 'exit [1-9]' "$W/pipe-err1" && ok pipe-full-device-fails || ko pipe-full-device-fails
+STACKMAP_THREADS=2 $SM report "$W/pipe-cut.dat" >/dev/null 2>"$W/pipe-cut-err"
+if grep -q 'offset [0-9]*:' "$W/pipe-cut-err"; then ok pipe-cut-error-named; else
+	ko pipe-cut-error-named
+	cat "$W/pipe-cut-err"
+fi
+
 # --- fuzz corpus replay (plain main) ------------------------------------------------------
 for t in smbin:bin trace:trace export:trace tracedat:dat input:input; do
 	if "$B/replay_${t%%:*}" fuzz/corpus/${t#*:}/* >"$W/out" 2>&1; then
