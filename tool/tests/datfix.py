@@ -14,6 +14,9 @@ datfix.py unknown IN.dat OUT.dat EVENT
     an unknown event (as when a recording lacks formats).
 datfix.py missed IN.dat OUT.dat CPU PAGE
     Flag page PAGE of CPU with "events were lost before this page" (no count stored).
+datfix.py badpage IN.dat OUT.dat CPU
+    Give the middle page of CPU a commit larger than a page, so that a reader fails there,
+    after the records of the pages before it.
 datfix.py explode IN.dat DIR
     Write the parts of a version 6 trace.dat as the files of a tracefs tree: events/header_page,
     events/header_event, events/SYSTEM/EVENT/format, per_cpu/cpuN/trace_pipe_raw (the pages),
@@ -220,6 +223,16 @@ def missed(inp, out, cpu, page):
     write_v6(dat, out, dat.cpus, dat.kallsyms)
 
 
+def badpage(inp, out, cpu):
+    dat = Dat(open(inp, "rb").read())
+    ps = dat.page_size
+    c = bytearray(dat.cpus[cpu])
+    page = len(c) // ps // 2
+    struct.pack_into("<Q", c, page * ps + 8, ps)
+    dat.cpus[cpu] = bytes(c)
+    write_v6(dat, out, dat.cpus, dat.kallsyms)
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "shrink":
         shrink(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]),
@@ -230,6 +243,8 @@ if __name__ == "__main__":
         unknown(sys.argv[2], sys.argv[3], sys.argv[4])
     elif sys.argv[1] == "missed":
         missed(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
+    elif sys.argv[1] == "badpage":
+        badpage(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     elif sys.argv[1] == "explode":
         explode(sys.argv[2], sys.argv[3])
     else:
