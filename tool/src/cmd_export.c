@@ -69,6 +69,12 @@ static int ex_load(const char *cmd, const char *input, const char *map_opt,
 	}
 	/* the sched_switch fields serve the off-CPU weights and the Perfetto timeline only */
 	x->in.no_switch_fields = !po->offcpu && !po->timeline;
+	/*
+	 * Only the Perfetto writer costs as much as decoding the input, so only it gains from a
+	 * reader on a second thread; report, pprof and folded gained nothing measurable from one
+	 * and used more CPU time (tool/README.md, "Reading a trace.dat").
+	 */
+	x->in.pipeline = po->timeline;
 	if (!feed)
 		return 0;
 	ret = in_feed(&x->in, pf_add_record, &x->pf);

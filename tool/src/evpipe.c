@@ -9,11 +9,11 @@
  * offsets back into pointers into the arena and calls the consumer on each record. Memory is
  * bounded by EVP_NB batches of EVP_RECS records and about EVP_ARENA bytes of arena each.
  *
- * Why: on the 5-million-event trace.dat of tests/bench-report.sh the decoding thread runs
- * about 1.2 G instructions and a Perfetto export's consumer 1.35 G (callgrind
- * --separate-threads, scaled from the 200,000-event copy), so the export's wall time falls by a
- * third on two CPUs (tool/README.md has the figures); report's consumer is light, and it gains
- * nothing.
+ * Why: on 200,000 events of the trace.dat of tests/bench-report.sh, the decoding thread of a
+ * Perfetto export runs 243 M instructions and the consumer 271 M (callgrind
+ * --separate-threads), so the export's wall time falls by a third on two CPUs; report's
+ * consumer runs 49 M, and report gains nothing (tool/README.md has the timings). Batches of
+ * 8192 records rather than 1024 halved the system time of the hand-overs (futex wake-ups).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "evpipe.h"
@@ -27,8 +27,8 @@
 #include <unistd.h>
 
 #define EVP_NB	  4 /* batches in the ring */
-#define EVP_RECS  1024 /* records per batch */
-#define EVP_ARENA (256u << 10) /* a batch is handed over once its arena holds this much */
+#define EVP_RECS  8192 /* records per batch */
+#define EVP_ARENA (2u << 20) /* a batch is handed over once its arena holds this much */
 
 struct evp_batch {
 	struct ev_record rec[EVP_RECS];
@@ -202,23 +202,26 @@ static int evp_deliver(struct evp_batch *b, ev_fn fn, void *fn_arg)
 	return 0;
 }
 
-static int evp_threads(void)
+/* Whether to run the reader on a thread of its own (see evpipe.h). */
+static int evp_threaded(int threaded)
 {
 	const char *e = getenv("STACKMAP_THREADS");
 
 	if (e && !strcmp(e, "1"))
+		return 0;
+	if (e && !strcmp(e, "2"))
 		return 1;
-	return sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1;
+	return threaded && sysconf(_SC_NPROCESSORS_ONLN) > 1;
 }
 
-int evpipe_run(evpipe_reader reader, void *ctx, ev_fn fn, void *fn_arg)
+int evpipe_run(evpipe_reader reader, void *ctx, ev_fn fn, void *fn_arg, int threaded)
 {
 	struct evp q = {.reader = reader, .ctx = ctx};
 	unsigned int ci = 0, i;
 	pthread_t t;
 	int ret = 0, cret = 0;
 
-	if (evp_threads() == 1)
+	if (!evp_threaded(threaded))
 		return reader(ctx, fn, fn_arg);
 	for (i = 0; i < EVP_NB; i++) {
 		q.b[i] = calloc(1, sizeof(*q.b[i]));

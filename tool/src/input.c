@@ -565,7 +565,7 @@ int in_feed(struct in_src *in, ev_fn fn, void *arg)
 	in->fn = fn;
 	in->fn_arg = arg;
 	if (in->kind == IN_DAT) {
-		ret = evpipe_run(in_read_dat, &rd, in_on_record, in);
+		ret = evpipe_run(in_read_dat, &rd, in_on_record, in, in->pipeline);
 		if (ret == -EBADMSG) {
 			sm_err("%s: offset %llu: %s", in->path, (unsigned long long)err->offset,
 			       err->msg);
@@ -573,7 +573,7 @@ int in_feed(struct in_src *in, ev_fn fn, void *arg)
 		}
 	} else {
 		tp_ctx_init(ctx);
-		ret = evpipe_run(in_read_text, &rd, in_on_record, in);
+		ret = evpipe_run(in_read_text, &rd, in_on_record, in, in->pipeline);
 		in->torn_line = ctx->torn_line;
 		if (!ret && ctx->bad_reason) {
 			sm_err("%s:%llu: %s", in->path, (unsigned long long)ctx->bad_line,

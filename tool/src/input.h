@@ -82,6 +82,7 @@ struct in_src {
 	uint64_t torn_line;
 	int no_task_fields; /* set by a consumer that reads neither comm nor sched_switch fields */
 	int no_switch_fields; /* ... that does not read the sched_switch fields */
+	int pipeline; /* ... whose work gains from a reader on a thread of its own (evpipe.h) */
 	uint8_t *present; /* bitmap of the map's ids (in_on_record), NULL when sparse */
 	uint64_t present_n;
 	int present_tried;
