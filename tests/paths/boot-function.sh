@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# description: ftrace=function ftrace_filter=vfs_read with trace_options=stackmap,func_stack_trace on the command line: one stack per function event, full before the map exists, ids after
+# description: ftrace=function ftrace_filter=vfs_read with trace_options=stackmap,func_stack_trace on the command line: one stack per function event, ids once the map exists (full stacks only before)
 # append: ftrace=function ftrace_filter=vfs_read trace_options=stackmap,func_stack_trace trace_buf_size=4M
 . /src/tests/boot/lib.sh
 [ "$(cat $T/current_tracer)" = function ] || fail "current_tracer is $(cat $T/current_tracer)"
