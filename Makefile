@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # Top-level entry points; see README.md.
 
-.PHONY: all demo test test-kcsan test-arm64 test-i386 setup-i386 test-upstream test-nostackmap kernel vm tool harness bench retention clean help setup setup-arm64
+.PHONY: all demo test test-kcsan test-paths test-arm64 test-i386 setup-i386 test-upstream test-nostackmap kernel vm tool harness bench retention clean help setup setup-arm64
 
 help:
 	@echo "make demo    - build everything missing, boot the VM, record a workload, summarize it"
 	@echo "make test    - the whole test run (user-space tests, kernel builds, VM tests, debug kernel)"
 	@echo "make test-kcsan - the KCSAN kernel: KUnit, random file operations, export stress"
+	@echo "make test-paths - the paths kernel (probes, latency tracers, timerlat): the stackmap ftracetest cases"
 	@echo "make test-arm64 - the arm64 kernel (cross-built, qemu-system-aarch64): KUnit, ftracetest, binary export"
 	@echo "make test-i386 - the 32-bit x86 kernel (qemu-system-i386): KUnit, ftracetest, binary export"
 	@echo "make test-upstream - the whole upstream ftracetest on the patched and the unpatched kernel, compared; then test-nostackmap"
@@ -41,6 +42,10 @@ test: setup
 
 test-kcsan: setup
 	scripts/test --kcsan
+
+# Not part of `make test` (one more kernel build, past CI's time limit): docs/TESTING.md.
+test-paths: setup
+	scripts/test --paths
 
 test-arm64: setup-arm64
 	scripts/test --arch arm64
