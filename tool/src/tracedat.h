@@ -189,17 +189,6 @@ struct td_write_info {
 	/* with have_date: option DATE, CLOCK_REALTIME - trace clock (written in microseconds) */
 	int have_date;
 	int64_t date_offset_ns;
-	/*
-	 * Events by id, looked up once: tep_find_event() bisects the event list on every call
-	 * unless the id is the one it found last, and the records of a stackmap recording
-	 * alternate between an event and its kernel_stack_id (perf record: 10% of an export).
-	 * ev_cache[id % TD_EV_CACHE] holds id + 1 (0: empty) and its event.
-	 */
-#define TD_EV_CACHE 64
-	struct {
-		int id1;
-		struct tep_event *ev;
-	} ev_cache[TD_EV_CACHE];
 };
 
 /*
