@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # Top-level entry points; see README.md.
 
-.PHONY: all demo test test-kcsan test-paths test-arm64 test-i386 setup-i386 test-upstream test-nostackmap kernel vm tool harness bench retention clean help setup setup-arm64
+.PHONY: all demo bench-kernel test test-mainline test-kcsan test-paths test-arm64 test-i386 setup-i386 test-upstream test-nostackmap kernel vm tool harness bench retention clean help setup setup-arm64
 
 help:
 	@echo "make demo    - build everything missing, boot the VM, record a workload, summarize it"
 	@echo "make test    - the whole test run (user-space tests, kernel builds, VM tests, debug kernel)"
+	@echo "make test-mainline - the kernel part of make test on mainline Linux 7.3 (kernel/patches-7.3)"
 	@echo "make test-kcsan - the KCSAN kernel: KUnit, random file operations, export stress"
 	@echo "make test-paths - the paths kernel (probes, latency tracers, timerlat): the stackmap ftracetest cases"
 	@echo "make test-arm64 - the arm64 kernel (cross-built, qemu-system-aarch64): KUnit, ftracetest, binary export"
@@ -15,6 +16,7 @@ help:
 	@echo "make kernel  - assemble the series into build/linux and build the bzImage"
 	@echo "make tool    - build the stackmap command-line tool"
 	@echo "make bench   - user-space benchmark of the map against the baseline designs"
+	@echo "make bench-kernel - what the stackmap option costs an event in the kernel: time and instructions (VM)"
 	@echo "make retention - events and time span kept by a fixed buffer: no stacks, full stacks, ids (VM)"
 
 kernel:
@@ -43,6 +45,11 @@ test: setup
 test-kcsan: setup
 	scripts/test --kcsan
 
+# Not part of `make test` (two more kernel builds, past CI's time limit): docs/TESTING.md.
+test-mainline: setup
+	@scripts/setup --mainline
+	scripts/test --kver 7.3
+
 # Not part of `make test` (one more kernel build, past CI's time limit): docs/TESTING.md.
 test-paths: setup
 	scripts/test --paths
@@ -68,6 +75,10 @@ bench:
 
 retention:
 	bench/retention/run.sh
+
+# Run it alone on the machine: docs/KERNEL-COST.md.
+bench-kernel: setup
+	bench/kernel/run.sh
 
 clean:
 	rm -rf build/obj build/obj-arm64 build/vm build/test-logs build/test-logs-arm64 build/share-* \
