@@ -4,7 +4,8 @@
 # scripts/kernel format-patch [--am-on GITDIR:REV]... [OUTDIR]: the series as it would be
 # mailed, sourced by scripts/kernel (uses its TREE, BUILD, ROOT, BASE_TAG, g, say, die).
 #
-# Writes OUTDIR (default build/series) with git format-patch --cover-letter: 0000 is the cover
+# Writes OUTDIR (default build/series; KVER=7.3: build/series-7.3, the mainline series) with
+# git format-patch --cover-letter: 0000 is the cover
 # letter, its subject and text from kernel/cover-letter.txt (figures checked against docs/,
 # the checkpatch findings kept from kernel/checkpatch-allowed.txt), then git's shortlog and
 # diffstat. It then applies the files with git am to the base in a scratch worktree and fails
@@ -20,7 +21,7 @@
 # no cover letter, for stable), and the numbered series with its cover letter starts after it.
 #
 # --am-on GITDIR:REV (repeatable) also applies the patches with git am to REV of the git
-# repository GITDIR (another 6.12.y tree, e.g. a stable tag), and fails unless every patch
+# repository GITDIR (another tree of the same KVER.y, e.g. a stable tag), and fails unless every patch
 # applies and the files the series adds come out as in HEAD (see am_on). The cover letter's
 # @ALSO@ names the versions it applied to.
 
@@ -32,7 +33,7 @@
 # version): git am applies a patch by its own files' context alone, and a mirror need not hold
 # every blob of its tree. Echoes the tree's version.
 am_on() {
-	local repo=$1 rev=$2 am=$BUILD/check/am-on f ver
+	local repo=$1 rev=$2 am=$BUILD/check$KSUFFIX/am-on f ver
 	shift 2
 	git -C "$repo" rev-parse -q --verify "$rev^{commit}" >/dev/null ||
 		die "--am-on: no revision $rev in $repo"
@@ -44,7 +45,7 @@ am_on() {
 			die "--am-on: $repo $rev has no $f, which the series changes"
 	done
 	ver=$(source_version "$am")
-	case $ver in 6.12.*) ;; *) die "--am-on: $repo $rev is Linux $ver, not 6.12.y" ;; esac
+	case $ver in "$KVER".*) ;; *) die "--am-on: $repo $rev is Linux $ver, not $KVER.y" ;; esac
 	git -C "$am" add -A
 	git -C "$am" -c user.name="stackmap build" -c user.email=build@localhost \
 		commit -q -m "Linux $ver: the files the series touches"
@@ -93,7 +94,7 @@ cmd_format_patch() {
 		*) [ -z "$out" ] || die "format-patch: one output directory only"; out=$1; shift ;;
 		esac
 	done
-	out=${out:-$BUILD/series}
+	out=${out:-$BUILD/series$KSUFFIX}
 	sender=$(sender_identity) || exit 1
 	[ -d "$TREE/.git" ] || die "no tree at $TREE: run 'scripts/kernel assemble' first"
 	[ -z "$(g status --porcelain)" ] || die "$TREE has uncommitted changes; commit them first"
@@ -156,12 +157,21 @@ PY
 			printf '%s\t%s\t%s\n' "$i" "$(echo "$line" | cut -d: -f1,2)" "$why"
 		done < <(cp_findings "$TREE" "$c")
 	done >"$tmp"
-	python3 - "$ROOT" "$cover" "$tmp" "$(source_version "$TREE")" "${versions[@]}" <<'PY' || die "cover letter: see above"
+	python3 - "$ROOT" "$cover" "$tmp" "$KVER" "$(source_version "$TREE")" "${versions[@]}" <<'PY' || die "cover letter: see above"
 import re, sys
-root, cover, findings, version = sys.argv[1:5]
-also = sys.argv[5:]
-lines = [l for l in open(root + '/kernel/cover-letter.txt').read().split('\n')
-         if not l.startswith('#')]
+root, cover, findings, kver, version = sys.argv[1:6]
+also = sys.argv[6:]
+lines = []
+for l in open(root + '/kernel/cover-letter.txt').read().split('\n'):
+    if l.startswith('#'):
+        continue
+    # "@6.12@ text" or "@7.3@ text": a line of that kernel's letter only.
+    m = re.match(r'@([0-9.]+)@ ?(.*)$', l)
+    if m:
+        if m.group(1) != kver:
+            continue
+        l = m.group(2)
+    lines.append(l)
 subject, body = lines[0], '\n'.join(lines[1:]).strip('\n')
 bad = []
 def fig(m):
@@ -215,7 +225,8 @@ open(cover, 'w').write(text)
 PY
 	rm -f "$tmp"
 	# git am onto the base in a scratch worktree: the same tree as HEAD, or fail.
-	am=$BUILD/check/am
+	am=$BUILD/check$KSUFFIX/am
+	mkdir -p "$BUILD/check$KSUFFIX"
 	rm -rf "$am"
 	g worktree prune
 	g worktree add -q --detach "$am" "$BASE_TAG" || die "cannot create $am"
