@@ -3,12 +3,13 @@
 #
 # bench/kernel/guest.sh N DEPTH REPS: runs in the benchmark VM (bench/kernel/run.sh starts
 # it), with smbench.ko in /host. For each path (a trace event with options/stacktrace, the
-# function tracer with func_stack_trace, a kprobe with the stacktrace trigger) and each mode
-# (none: no stacks; full: full stacks; warm: stackmap, every stack already in the map;
-# miss: stackmap, every stack new to the map; fallback: stackmap, map full), REPS timed runs
-# of N events, each with its own stack of about DEPTH frames. Prints "RESULT path mode rep
-# ns_per_event" per run and "CHECK path mode ..." with what the buffer and stack_map_stat
-# held after the mode's last run; exits non-zero when a check fails.
+# function tracer with func_stack_trace, a kprobe with the stacktrace trigger): rounds 0 to
+# REPS (0 is a warm-up), each with one timed run of N events per mode (miss: stackmap, every
+# stack new to the map; warm: the same stacks again; fallback: stackmap, map full; full:
+# full stacks; none: no stacks), every event with its own stack of DEPTH+8 frames. Prints
+# "RESULT path mode round ns_per_event" per run and "CHECK path mode ..." with what the
+# buffer and stack_map_stat held after the last round's run; exits non-zero when a check
+# fails.
 set -u
 N=$1 DEPTH=$2 REPS=$3
 T=/sys/kernel/tracing
