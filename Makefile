@@ -8,10 +8,10 @@ help:
 	@echo "make test    - the whole test run (user-space tests, kernel builds, VM tests, debug kernel)"
 	@echo "make test-mainline - the kernel part of make test on mainline Linux 7.3 (kernel/patches-7.3)"
 	@echo "make test-kcsan - the KCSAN kernel: KUnit, random file operations, export stress"
-	@echo "make test-paths - the paths kernel (probes, latency tracers, timerlat): the stackmap ftracetest cases"
+	@echo "make test-paths - the paths kernel (probes, latency tracers, timerlat): the stackmap ftracetest cases (KVER=7.3: on mainline)"
 	@echo "make test-arm64 - the arm64 kernel (cross-built, qemu-system-aarch64): KUnit, ftracetest, binary export"
 	@echo "make test-i386 - the 32-bit x86 kernel (qemu-system-i386): KUnit, ftracetest, binary export"
-	@echo "make test-upstream - the whole upstream ftracetest on the patched and the unpatched kernel, compared; then test-nostackmap"
+	@echo "make test-upstream - the whole upstream ftracetest on the patched and the unpatched kernel (upstream.config), compared; then test-nostackmap (KVER=7.3: on mainline, without test-nostackmap)"
 	@echo "make test-nostackmap - CONFIG_FTRACE_STACKMAP=n: tracefs and a workload's trace as the unpatched kernel's"
 	@echo "make kernel  - assemble the series into build/linux and build the bzImage"
 	@echo "make tool    - build the stackmap command-line tool"
@@ -50,9 +50,13 @@ test-mainline: setup
 	@scripts/setup --mainline
 	scripts/test --kver 7.3
 
+# The kernel of test-paths and test-upstream: KVER=7.3 runs them on mainline.
+KVER ?= 6.12
+
 # Not part of `make test` (one more kernel build, past CI's time limit): docs/TESTING.md.
 test-paths: setup
-	scripts/test --paths
+	@[ "$(KVER)" = 6.12 ] || scripts/setup --mainline
+	scripts/test --paths --kver $(KVER)
 
 test-arm64: setup-arm64
 	scripts/test --arch arm64
@@ -62,7 +66,8 @@ test-i386: setup-i386
 
 # Not part of `make test` (too long for CI): see README.md.
 test-upstream: setup
-	tests/upstream/run.sh; rc=$$?; tests/nostackmap/run.sh && exit $$rc
+	@[ "$(KVER)" = 6.12 ] || scripts/setup --mainline
+	tests/upstream/run.sh --kver $(KVER); rc=$$?; [ "$(KVER)" != 6.12 ] || tests/nostackmap/run.sh && exit $$rc
 
 test-nostackmap: setup
 	tests/nostackmap/run.sh

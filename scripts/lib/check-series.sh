@@ -316,6 +316,11 @@ cmd_check_series() {
 		shift
 	done
 	[ -d "$TREE/.git" ] || die "no tree at $TREE: run 'scripts/kernel assemble' first"
+	# 7.3 refuses bookworm's sparse: the one `scripts/setup --mainline` builds, when there.
+	if [ "$KVER" != 6.12 ] && [ -x "$ROOT/build/sparse/bin/sparse" ]; then
+		PATH=$ROOT/build/sparse/bin:$PATH
+		say "sparse: $ROOT/build/sparse ($(cat "$ROOT/build/sparse/.version" 2>/dev/null))"
+	fi
 	command -v sparse >/dev/null || die "check-series needs sparse (scripts/setup installs it)"
 	[ -z "$(g status --porcelain)" ] || say "note: $TREE has uncommitted changes; only commits are checked"
 	mkdir -p "$CS_DIR"
@@ -326,7 +331,7 @@ cmd_check_series() {
 	[ $configs = 1 ] && cs_configs
 	cs_docs
 	[ "$CS_NOSPARSE" = 0 ] ||
-		echo "  skip  sparse: not run on this kernel: its scripts/checker-valid.sh refuses $(sparse --version 2>&1 | head -n 1) (the builds above are W=1 only)"
+		echo "  skip  sparse: not run on this kernel: its scripts/checker-valid.sh refuses $(command -v sparse) $(sparse --version 2>&1 | head -n 1) (the builds above are W=1 only; for 7.3, scripts/setup --mainline builds one it accepts)"
 	echo "check-series: $CS_FAILS failure(s) in $(((SECONDS - t0) / 60)) min"
 	[ $CS_FAILS = 0 ]
 }

@@ -3,24 +3,41 @@
 #
 # tests/upstream/run.sh: no regression anywhere in ftrace. Runs the kernel's whole upstream
 # ftracetest (every directory of tools/testing/selftests/ftrace/test.d) in one boot of the
-# patched kernel (build/obj) and in one boot of the unpatched base with the same configuration
-# (build/obj-base, `scripts/kernel build --base`), then compares the result of every case.
-# Passes when every case has the same result on both; prints the cases that differ, both
-# kernels' summary counts, and the cases that pass on neither, with their reason (from
-# tests/upstream/known.txt, else the message the case logged).
+# patched kernel and in one boot of the unpatched base with the same configuration, then
+# compares the result of every case. Both kernels are the upstream-suite configuration
+# (kernel/config/upstream.config on top of the paths kernel: probes of every kind, BTF
+# arguments, the latency tracers, the function profiler, modules with the sample modules the
+# cases load): `scripts/kernel build --upstream` (build/obj-upstream) and `--upstream-base`
+# (build/obj-upstream-base). Passes when every case has the same result on both; prints the
+# cases that differ, both kernels' summary counts, and the cases that pass on neither, with
+# their reason (from tests/upstream/known.txt, else the message the case logged).
 #
-#   tests/upstream/run.sh [--no-build] [--inject 'VM-OPTIONS'] [CASE.tc|DIR ...]
+#   tests/upstream/run.sh [--kver 6.12|7.3] [--no-build] [--inject 'VM-OPTIONS'] [CASE.tc|DIR ...]
 #
+# --kver 7.3 runs it on mainline (the 7.3 series; kernels build/obj-7.3-upstream[-base]).
 # CASE/DIR (relative to test.d, e.g. 00basic or ftrace/func_cpumask.tc) run only those.
 # --no-build uses the kernels as they are; --inject passes extra scripts/vm options to the
 # patched kernel's boot only, to see the comparison fail (e.g. --inject '--smp 1').
-# Output in build/upstream/ (per kernel: NAME.log, NAME-console.log, NAME-logs/ with every
-# case's log); ends with "N passed, N failed". What `make test-upstream` runs first.
+# Output in build/upstream (7.3: build/upstream-7.3; per kernel: NAME.log, NAME-console.log,
+# NAME-logs/ with every case's log); ends with "N passed, N failed". What `make
+# test-upstream` (6.12) and `make test-upstream-mainline` (7.3) run.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
-OUT=$BUILD/upstream
+KVER=${KVER:-6.12}
+if [ "${1:-}" = --kver ]; then
+	KVER=${2:-}
+	shift 2 || true
+fi
+case $KVER in
+6.12) KSUFFIX="" ;;
+7.3) KSUFFIX=-7.3 ;;
+*) echo "upstream: --kver $KVER: 6.12 or 7.3" >&2; exit 2 ;;
+esac
+export KVER
+OUT=$BUILD/upstream$KSUFFIX
+OBJ=obj$KSUFFIX-upstream
 KNOWN=$ROOT/tests/upstream/known.txt
 export BUILD
 # shellcheck source=tests/lib/compare.sh
@@ -30,24 +47,24 @@ rm -rf "$OUT"
 mkdir -p "$OUT"
 t_start=$SECONDS
 
-[ $do_build = 1 ] && build_kernels "$OUT" "" --base
+[ $do_build = 1 ] && build_kernels "$OUT" --upstream --upstream-base
 
-step "configuration and test suite"
-if same_config obj obj-base "$OUT/config.diff"; then
-	ok "obj and obj-base: same .config but for the series' CONFIG_FTRACE_STACKMAP*"
+step "configuration and test suite (Linux $KVER)"
+if same_config $OBJ $OBJ-base "$OUT/config.diff"; then
+	ok "$OBJ and $OBJ-base: same .config but for the series' CONFIG_FTRACE_STACKMAP*"
 else
 	head -n 20 "$OUT/config.diff" 2>/dev/null
-	bad "obj and obj-base configurations differ (or are missing)"
+	bad "$OBJ and $OBJ-base configurations differ (or are missing)"
 fi
 # Both kernels run the upstream suite as the base has it; what the series adds there (its own
 # cases) or changes is named, not run.
-FT=$BUILD/linux-base/tools/testing/selftests/ftrace
+FT=$BUILD/linux$KSUFFIX-base/tools/testing/selftests/ftrace
 if [ -x "$FT/ftracetest" ]; then
 	ok "both kernels run the base's ftracetest ($(find "$FT/test.d" -name '*.tc' | wc -l) cases)"
 else
 	bad "no ftracetest in $FT"
 fi
-git -C "$BUILD/linux" diff --name-status stackmap-base HEAD -- tools/testing/selftests/ftrace |
+git -C "$BUILD/linux$KSUFFIX" diff --name-status stackmap-base HEAD -- tools/testing/selftests/ftrace |
 	sed 's/^/        the series: /'
 
 # The case files in ftracetest's order (sorted per argument, then the instance-flagged ones
@@ -72,9 +89,13 @@ run() {
 	rm -rf "$share"
 	mkdir -p "$share"
 	cp -a "$FT" "$share/ftrace"
+	# The kernel's modules (modules.dep from the build's depmod), copied into the guest's
+	# /lib/modules for the cases that modprobe a sample module.
+	cp -a "$BUILD/$obj/modroot" "$share/modroot" 2>/dev/null
 	# The logs are written to the guest's /tmp and copied to the share at the end; -k keeps
 	# every case's log, where the reason of an UNSUPPORTED or UNRESOLVED case is.
 	cat >"$share/run.sh" <<RUN
+[ -d /host/modroot/lib/modules ] && cp -a /host/modroot/lib/modules /lib/
 cd /host/ftrace && ./ftracetest -k -l /tmp/ftracetest-logs ${args[*]}
 rc=\$?
 cp -a /tmp/ftracetest-logs /host/logs
@@ -102,8 +123,8 @@ RUN
 	rm -rf "$share"
 }
 
-run patched obj "${inject[@]}"
-run base obj-base
+run patched $OBJ "${inject[@]}"
+run base $OBJ-base
 
 step "compare"
 # name N: the case file of result N; desc N: its description in the base's log.
@@ -167,7 +188,7 @@ fi
 
 # The series' own cases (test.d/stackmap, with its library) must pass the same meta-test:
 # they are counted.
-SM=$BUILD/linux/tools/testing/selftests/ftrace/test.d/stackmap
+SM=$BUILD/linux$KSUFFIX/tools/testing/selftests/ftrace/test.d/stackmap
 if ! command -v checkbashisms >/dev/null; then
 	bad "no checkbashisms on the host (apt-get install devscripts) for the series' cases"
 elif out=$(checkbashisms "$SM"/*.tc "$SM"/*.sh 2>&1); then
