@@ -87,7 +87,7 @@ mapfile -t args < <(grep -v ' (instance)$' "$OUT/cases.txt")
 # run NAME OBJ [VM-OPTIONS...]: ftracetest in one boot of OBJ's kernel; NAME.results holds
 # "N<TAB>RESULT" per case.
 run() {
-	local name=$1 obj=$2 share=$BUILD/share-upstream-$1 t0=$SECONDS rc
+	local name=$1 obj=$2 share=$BUILD/share-upstream$KSUFFIX-$1 t0=$SECONDS rc
 	shift 2
 	step "ftracetest on $name ($obj)"
 	rm -rf "$share"
