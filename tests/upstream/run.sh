@@ -12,9 +12,11 @@
 # cases that differ, both kernels' summary counts, and the cases that pass on neither, with
 # their reason (from tests/upstream/known.txt, else the message the case logged).
 #
-#   tests/upstream/run.sh [--kver 6.12|7.3] [--no-build] [--inject 'VM-OPTIONS'] [CASE.tc|DIR ...]
+#   tests/upstream/run.sh [--kver 6.12|7.3] [--parallel] [--no-build] [--inject 'VM-OPTIONS']
+#                         [CASE.tc|DIR ...]
 #
 # --kver 7.3 runs it on mainline (the 7.3 series; kernels build/obj-7.3-upstream[-base]).
+# --parallel boots the two kernels at the same time (for an otherwise idle machine).
 # CASE/DIR (relative to test.d, e.g. 00basic or ftrace/func_cpumask.tc) run only those.
 # --no-build uses the kernels as they are; --inject passes extra scripts/vm options to the
 # patched kernel's boot only, to see the comparison fail (e.g. --inject '--smp 1').
@@ -26,10 +28,16 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 KVER=${KVER:-6.12}
-if [ "${1:-}" = --kver ]; then
-	KVER=${2:-}
-	shift 2 || true
-fi
+parallel=0
+rest=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kver) KVER=${2:-}; shift 2 || shift ;;
+	--parallel) parallel=1; shift ;;
+	*) rest+=("$1"); shift ;;
+	esac
+done
+set -- "${rest[@]}"
 case $KVER in
 6.12) KSUFFIX="" ;;
 7.3) KSUFFIX=-7.3 ;;
@@ -84,9 +92,9 @@ for c in "${cases[@]}"; do args+=("test.d/$c"); done
 case_files "${args[@]}"
 mapfile -t args < <(grep -v ' (instance)$' "$OUT/cases.txt")
 
-# run NAME OBJ [VM-OPTIONS...]: ftracetest in one boot of OBJ's kernel; NAME.results holds
-# "N<TAB>RESULT" per case.
-run() {
+# boot NAME OBJ [VM-OPTIONS...]: ftracetest in one boot of OBJ's kernel; NAME.results holds
+# "N<TAB>RESULT" per case, NAME.status the VM's exit status and the seconds it took.
+boot() {
 	local name=$1 obj=$2 share=$BUILD/share-upstream$KSUFFIX-$1 t0=$SECONDS rc
 	shift 2
 	step "ftracetest on $name ($obj)"
@@ -115,20 +123,36 @@ RUN
 	local src=$OUT/$name-logs/ftracetest.log
 	[ -f "$src" ] || src=$OUT/$name.log
 	sed -n -E 's/^\[([0-9]+)\].*\[([A-Z]+)\]$/\1\t\2/p' "$src" >"$OUT/$name.results"
-	local n want
+	echo "$rc $((SECONDS - t0))" >"$OUT/$name.status"
+	rm -rf "$share"
+}
+
+# check NAME: did NAME's boot give a result for every case?
+check() {
+	local name=$1 n want rc secs
+	read -r rc secs <"$OUT/$name.status"
 	n=$(wc -l <"$OUT/$name.results")
 	want=$(wc -l <"$OUT/cases.txt")
-	if [ "$n" -eq "$want" ] && [ $rc -le 1 ]; then
-		ok "ftracetest ran all $n cases on $name ($((SECONDS - t0)) s)"
+	if [ "$n" -eq "$want" ] && [ "$rc" -le 1 ]; then
+		ok "ftracetest ran all $n cases on $name ($secs s)"
 	else
 		tail -n 5 "$OUT/$name.log" | sed 's/^/        /'
 		bad "ftracetest on $name: $n of $want results, vm exit $rc (log $OUT/$name.log)"
 	fi
-	rm -rf "$share"
 }
 
-run patched $OBJ "${inject[@]}"
-run base $OBJ-base
+# --parallel boots both kernels at once (each VM takes one host core under single-threaded
+# TCG): half the time on an otherwise idle 2-core machine.
+if [ $parallel = 1 ]; then
+	boot base $OBJ-base &
+	boot patched $OBJ "${inject[@]}"
+	wait
+else
+	boot patched $OBJ "${inject[@]}"
+	boot base $OBJ-base
+fi
+check patched
+check base
 
 step "compare"
 # name N: the case file of result N; desc N: its description in the base's log.
