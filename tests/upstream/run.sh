@@ -22,7 +22,7 @@
 # patched kernel's boot only, to see the comparison fail (e.g. --inject '--smp 1').
 # Output in build/upstream (7.3: build/upstream-7.3; per kernel: NAME.log, NAME-console.log,
 # NAME-logs/ with every case's log); ends with "N passed, N failed". What `make
-# test-upstream` (6.12) and `make test-upstream-mainline` (7.3) run.
+# test-upstream` (6.12) and `make test-upstream KVER=7.3` run.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
