@@ -107,6 +107,37 @@ static void test_refcount_saturation(void)
 	ftrace_stackmap_destroy(map);
 }
 
+/*
+ * The compare itself, which the hit path reaches only when a fingerprint matched: for every
+ * depth, a stack equals its own record and differs from one that differs in any single
+ * frame (each block, the overlapping last block, the frame-by-frame short stacks) or in
+ * its length.
+ */
+static void test_rec_equal_every_frame(void)
+{
+	u64 words[1 + FTRACE_STACKMAP_MAX_DEPTH];
+	struct ftrace_stackmap_rec *rec = (struct ftrace_stackmap_rec *)words;
+	unsigned long ips[FTRACE_STACKMAP_MAX_DEPTH];
+	unsigned int nr, i, bad = 0;
+
+	for (nr = 1; nr <= FTRACE_STACKMAP_MAX_DEPTH; nr++) {
+		fill(ips, nr, nr);
+		rec->nr = nr;
+		memcpy(rec->ips, ips, nr * sizeof(*ips));
+		if (!ftrace_stackmap_rec_equal(rec, ips, nr))
+			bad++;
+		if (nr > 1 && ftrace_stackmap_rec_equal(rec, ips, nr - 1))
+			bad++;
+		for (i = 0; i < nr; i++) {
+			rec->ips[i] ^= 0x10;
+			if (ftrace_stackmap_rec_equal(rec, ips, nr))
+				bad++;
+			rec->ips[i] ^= 0x10;
+		}
+	}
+	CHECK_EQ(bad, 0u);
+}
+
 /* Evictions move pending counts to the shared counter, exactly. */
 static void test_cache_eviction_exact(void)
 {
@@ -327,6 +358,7 @@ int main(void)
 	shim_set_nr_cpus(4);
 	if (shim_thread_register(0))
 		return 2;
+	run_test("rec_equal_every_frame", test_rec_equal_every_frame);
 	run_test("refcount_saturates", test_refcount_saturation);
 	run_test("cache_eviction_exact", test_cache_eviction_exact);
 	run_test("flush_racing_nmi", test_flush_racing_nmi);
