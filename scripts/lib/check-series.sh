@@ -316,11 +316,17 @@ cmd_check_series() {
 		shift
 	done
 	[ -d "$TREE/.git" ] || die "no tree at $TREE: run 'scripts/kernel assemble' first"
-	# 7.3 refuses bookworm's sparse: the one `scripts/setup --mainline` builds, when there.
-	if [ "$KVER" != 6.12 ] && [ -x "$ROOT/build/sparse/bin/sparse" ]; then
-		PATH=$ROOT/build/sparse/bin:$PATH
-		say "sparse: $ROOT/build/sparse ($(cat "$ROOT/build/sparse/.version" 2>/dev/null))"
-	fi
+	# 7.3 refuses bookworm's sparse: the one `scripts/setup --mainline` builds, when there
+	# (in this checkout's build/, or in $BUILD when that is elsewhere, as for a clone run
+	# with BUILD pointing at another checkout's build directory).
+	local sp
+	for sp in "$ROOT/build/sparse" "$BUILD/sparse"; do
+		if [ "$KVER" != 6.12 ] && [ -x "$sp/bin/sparse" ]; then
+			PATH=$sp/bin:$PATH
+			say "sparse: $sp ($(cat "$sp/.version" 2>/dev/null))"
+			break
+		fi
+	done
 	command -v sparse >/dev/null || die "check-series needs sparse (scripts/setup installs it)"
 	[ -z "$(g status --porcelain)" ] || say "note: $TREE has uncommitted changes; only commits are checked"
 	mkdir -p "$CS_DIR"
