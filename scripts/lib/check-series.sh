@@ -321,11 +321,10 @@ cmd_check_series() {
 	# with BUILD pointing at another checkout's build directory).
 	local sp
 	for sp in "$ROOT/build/sparse" "$BUILD/sparse"; do
-		if [ "$KVER" != 6.12 ] && [ -x "$sp/bin/sparse" ]; then
-			PATH=$sp/bin:$PATH
-			say "sparse: $sp ($(cat "$sp/.version" 2>/dev/null))"
-			break
-		fi
+		[ "$KVER" != 6.12 ] && [ -x "$sp/bin/sparse" ] || continue
+		PATH=$sp/bin:$PATH
+		say "sparse: $sp ($(cat "$sp/.version" 2>/dev/null))"
+		break
 	done
 	command -v sparse >/dev/null || die "check-series needs sparse (scripts/setup installs it)"
 	[ -z "$(g status --porcelain)" ] || say "note: $TREE has uncommitted changes; only commits are checked"
