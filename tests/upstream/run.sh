@@ -4,15 +4,16 @@
 # tests/upstream/run.sh: no regression anywhere in ftrace. Runs the kernel's whole upstream
 # ftracetest (every directory of tools/testing/selftests/ftrace/test.d) in one boot of the
 # patched kernel and in one boot of the unpatched base with the same configuration, then
-# compares the result of every case. The base carries the series' fixes that its
-# base-fixes file lists (7.3: kernel/patches-7.3/base-fixes, the x86 ftrace fix without which
-# the unpatched 7.3.4 panics in direct/ftrace-direct.tc); 6.12 has none. Both kernels are
-# the upstream-suite configuration (kernel/config/upstream.config on top of the paths kernel: probes of every kind, BTF
-# arguments, the latency tracers, the function profiler, modules with the sample modules the
-# cases load): `scripts/kernel build --upstream` (build/obj-upstream) and `--upstream-base`
-# (build/obj-upstream-base). Passes when every case has the same result on both; prints the
-# cases that differ, both kernels' summary counts, and the cases that pass on neither, with
-# their reason (from tests/upstream/known.txt, else the message the case logged).
+# compares the result of every case. The base carries the series' fixes that its base-fixes
+# file lists (7.3: kernel/patches-7.3/base-fixes, the x86 ftrace fix without which the
+# unpatched 7.3.4 panics in direct/ftrace-direct.tc); 6.12 has none. Both kernels are the
+# upstream-suite configuration (kernel/config/upstream.config on top of the paths kernel:
+# probes of every kind, BTF arguments, the latency tracers, the function profiler, modules
+# with the sample modules the cases load): `scripts/kernel build --upstream`
+# (build/obj-upstream) and `--upstream-base` (build/obj-upstream-base). Passes when every case
+# has the same result on both; prints the cases that differ, both kernels' summary counts, and
+# the cases that pass on neither, with their reason (from tests/upstream/known.txt, else the
+# message the case logged).
 #
 #   tests/upstream/run.sh [--kver 6.12|7.3] [--parallel] [--no-build] [--inject 'VM-OPTIONS']
 #                         [CASE.tc|DIR ...]
