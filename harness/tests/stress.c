@@ -488,8 +488,12 @@ static void test_resets(void)
 	free(s_id);
 }
 
-/* Thundering first insert: all threads insert the same new stack at the same moment. */
+/*
+ * Thundering first insert: all threads insert the same new stack at the same moment, then
+ * all try to claim its definition (ftrace_stackmap_claim_def()): exactly one may win.
+ */
 static unsigned long herd_rounds;
+static unsigned long herd_claims[MAX_THREADS];
 static unsigned int herd_arrived;
 static unsigned long herd_go;
 static int herd_ids[MAX_THREADS];
@@ -518,6 +522,13 @@ static void *herd_thread(void *arg)
 			ips[i] = 0xffffffff82000000UL + r * 0x1000 + i * 8;
 		herd_barrier(2 * r);
 		herd_ids[w->cpu] = ftrace_stackmap_get_id(map, ips, 16);
+		if (herd_ids[w->cpu] >= 0) {
+			u32 gen;
+
+			rcu_read_lock_sched_notrace();
+			herd_claims[w->cpu] += ftrace_stackmap_claim_def(map, herd_ids[w->cpu], &gen);
+			rcu_read_unlock_sched_notrace();
+		}
 		herd_barrier(2 * r + 1);
 		if (w->cpu == 0) {
 			for (i = 1; i < nthreads; i++)
@@ -533,9 +544,11 @@ static void *herd_thread(void *arg)
 static void test_herd(void)
 {
 	struct ftrace_stackmap_stats st;
-	unsigned long saved = ops_per_thread;
+	unsigned long saved = ops_per_thread, claims = 0;
+	unsigned int t;
 
 	map = ftrace_stackmap_create(14);
+	memset(herd_claims, 0, sizeof(herd_claims));
 	reset_workers();
 	herd_rounds = SLOW ? 300 : 5000;
 	herd_dups = 0;
@@ -545,12 +558,15 @@ static void test_herd(void)
 	run_phase(herd_thread, 0, SLOW ? 150 : 60);
 	ops_per_thread = saved;
 	ftrace_stackmap_get_stats(map, &st);
+	for (t = 0; t < nthreads; t++)
+		claims += herd_claims[t];
 	CHECK_EQ(herd_dups, 0);
+	CHECK_EQ(claims, herd_rounds);	/* one definition per stack, whoever inserted it */
 	CHECK_EQ(st.entries, herd_rounds);
 	CHECK_EQ(st.successes, herd_rounds * nthreads);
 	printf("  herd %u threads: %lu rounds, %lu duplicate ids, %llu races resolved to one id, "
-	       "%llu lost ids\n", nthreads, herd_rounds, herd_dups, (unsigned long long)st.races,
-	       (unsigned long long)st.lost_ids);
+	       "%llu lost ids, %lu definitions claimed\n", nthreads, herd_rounds, herd_dups,
+	       (unsigned long long)st.races, (unsigned long long)st.lost_ids, claims);
 	ftrace_stackmap_destroy(map);
 }
 

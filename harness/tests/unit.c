@@ -443,6 +443,59 @@ static void test_publish_race_one_id(void)
 }
 
 /*
+ * Definitions (ftrace_stackmap_claim_def()): one claim per stored stack, given back by
+ * unclaim, all dropped by forget_defs and by a reset; the mark never shows in an id, a
+ * lookup or the stats.
+ */
+static void test_defs(void)
+{
+	struct ftrace_stackmap *map = new_map(10);
+	struct ftrace_stackmap_stack s;
+	unsigned long ips[8];
+	u32 gen = 99;
+	int a, b;
+
+	fill(ips, 8, 1);
+	a = ftrace_stackmap_get_id(map, ips, 8);
+	fill(ips, 8, 2);
+	b = ftrace_stackmap_get_id(map, ips, 8);
+	CHECK(a == 0 && b == 1, "ids %d %d", a, b);
+	CHECK(ftrace_stackmap_claim_def(map, b, &gen), "first claim of b");
+	CHECK_EQ(gen, 0);
+	CHECK(!ftrace_stackmap_claim_def(map, b, &gen), "second claim of b");
+	CHECK_EQ(ftrace_stackmap_get_id(map, ips, 8), b);	/* the hit path masks the mark */
+	ftrace_stackmap_read_lock(map);
+	CHECK(ftrace_stackmap_lookup(map, b, &s, NULL), "lookup b");
+	ftrace_stackmap_read_unlock(map);
+	CHECK_EQ(s.id, b);
+	CHECK_EQ(s.nr, 8);
+	CHECK_EQ(s.ref_count, 2);
+	CHECK(!ftrace_stackmap_claim_def(map, 2, &gen), "id 2 was never handed out");
+	CHECK(!ftrace_stackmap_claim_def(map, 1024, &gen), "id past the capacity");
+	CHECK(ftrace_stackmap_claim_def(map, a, &gen), "a is independent of b");
+
+	ftrace_stackmap_unclaim_def(map, b);
+	CHECK(ftrace_stackmap_claim_def(map, b, &gen), "claim after unclaim");
+	CHECK(!ftrace_stackmap_claim_def(map, a, &gen), "unclaim of b left a claimed");
+
+	ftrace_stackmap_read_lock(map);
+	ftrace_stackmap_forget_defs(map);
+	ftrace_stackmap_read_unlock(map);
+	CHECK(ftrace_stackmap_claim_def(map, a, &gen), "claim of a after forget");
+	CHECK(ftrace_stackmap_claim_def(map, b, &gen), "claim of b after forget");
+
+	/* The insert path, racing with itself, also masks the mark of the winner's record. */
+	fill(ips, 8, 1);
+	CHECK_EQ(ftrace_stackmap_get_id(map, ips, 8), a);
+
+	CHECK_EQ(ftrace_stackmap_reset(map, NULL, NULL), 0);
+	CHECK_EQ(ftrace_stackmap_get_id(map, ips, 8), 0);
+	CHECK(ftrace_stackmap_claim_def(map, 0, &gen), "claim after reset");
+	CHECK_EQ(gen, 1);
+	ftrace_stackmap_destroy(map);
+}
+
+/*
  * The memory line is what the map really allocated (counted by the shim), less the map's
  * header, and follows the formula of Documentation/trace/ftrace-stackmap.rst at any number
  * of possible CPUs (64-bit): 152 bytes per stack of capacity, and per CPU 64 bytes plus 8 per
@@ -510,5 +563,6 @@ int main(void)
 	run_test("enospc_storage_full_drops_counted", test_enospc_storage_full);
 	run_test("publish_race_gives_one_id_and_parks", test_publish_race_one_id);
 	run_test("stats_memory_accounting", test_stats_memory);
+	run_test("defs_one_claim_per_stack", test_defs);
 	return check_summary("unit");
 }

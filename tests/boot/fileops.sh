@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# description: every file operation on the three stackmap files, map absent/empty/partial/full, tracing off/on, under resets/toggles/instances/resizes; then 30 s of seeded random operations
+# description: every file operation on the four stackmap files, map absent/empty/partial/full, tracing off/on, under resets/toggles/instances/resizes; then 30 s of seeded random operations
 # append: ftrace_stackmap.bits=10
 . /src/tests/boot/lib.sh
 B=$G/fileops_test

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fileops_test: every file operation on stack_map, stack_map_stat and stack_map_bin, checked
+ * fileops_test: every file operation on stack_map, stack_map_stat, stack_map_bin and
+ * stack_map_defs, checked
  * against the table in Documentation/trace/ftrace-stackmap.rst ("File operations"). Run as
  * root inside the test VM (tests/boot/fileops.sh boots with ftrace_stackmap.bits=10 so that
  * the map can be filled).
@@ -50,9 +51,22 @@
 
 #define MAGIC FTRACE_STACKMAP_BIN_MAGIC
 
-enum { F_MAP, F_STAT, F_BIN, NR_FILES };
-static const char *const fname[NR_FILES] = { "stack_map", "stack_map_stat", "stack_map_bin" };
-static const mode_t fmode[NR_FILES] = { 0640, 0440, 0440 };
+enum { F_MAP, F_STAT, F_BIN, F_DEFS, NR_FILES };
+static const char *const fname[NR_FILES] = { "stack_map", "stack_map_stat", "stack_map_bin",
+					     "stack_map_defs" };
+static const mode_t fmode[NR_FILES] = { 0640, 0440, 0440, 0640 };
+
+/* The exports of the map, whose open readers see ESTALE after a reset. */
+static int stales(int file)
+{
+	return file == F_MAP || file == F_BIN;
+}
+
+/* The files whose write-only opens have no seq_file (position stays 0). */
+static int wo_no_seq(int file)
+{
+	return file == F_MAP || file == F_DEFS;
+}
 
 static atomic_int passed, failed;
 static atomic_long nr_ops;
@@ -225,7 +239,7 @@ static const int *read_errs(const struct ctx *c, int file, int oflags)
 {
 	if (!readable(oflags))
 		return errs_ebadf;
-	if (file != F_STAT && c->disturbed)
+	if (stales(file) && c->disturbed)
 		return errs_estale;
 	return NULL;
 }
@@ -265,6 +279,13 @@ static void op_read(const struct ctx *c, int fd, int file, int oflags, size_t si
 	expect(c, name, file, oflags, ret, errno, !readable(oflags), read_errs(c, file, oflags));
 }
 
+/* A valid write to stack_map_defs: always works. */
+static int is_defs(const char *s, size_t n)
+{
+	return (n == 1 && (*s == '0' || *s == '1')) ||
+	       (n == 2 && (*s == '0' || *s == '1') && s[1] == '\n');
+}
+
 /* A valid reset is allowed to succeed (tracing off, not disturbed) or to be refused. */
 static int is_reset(const char *s, size_t n)
 {
@@ -280,6 +301,7 @@ static void op_write(const struct ctx *c, int fd, int file, int oflags, const ch
 	struct iovec iov[2];
 	const char *name;
 	int reset = file == F_MAP && is_reset(s, n);
+	int defs = file == F_DEFS && is_defs(s, n);
 	long ret;
 
 	switch (kind) {
@@ -302,13 +324,17 @@ static void op_write(const struct ctx *c, int fd, int file, int oflags, const ch
 	if (ret > 0 && reset)
 		resets_done++;
 	if (kind == 1) {
-		/* No positioned writes on any open of the three files (checked before the mode). */
+		/* No positioned writes on any open of the four files (checked before the mode). */
 		expect(c, name, file, oflags, ret, errno, 1, ERRS(ESPIPE));
 	} else if (!n && writable(oflags)) {
 		/* A zero-length write may not reach the file at all. */
 		expect(c, name, file, oflags, ret, errno, 0, ERRS(EINVAL));
 	} else if (!writable(oflags)) {
 		expect(c, name, file, oflags, ret, errno, 1, ERRS(EBADF));
+	} else if (defs) {
+		expect(c, name, file, oflags, ret, errno, 0, NULL);
+		check(ret == (long)n, "%s: %s of '%.*s' to %s returned %ld", c->where, name,
+		      (int)n, s, fname[file], ret);
 	} else if (!reset) {
 		expect(c, name, file, oflags, ret, errno, 1, ERRS(EINVAL));
 	} else if (c->tracing_on && !c->disturbed) {
@@ -333,8 +359,8 @@ static void op_lseek(const struct ctx *c, int fd, int file, int oflags, off_t of
 	int err = errno;
 
 	snprintf(what, sizeof(what), "lseek(%lld, %d)", (long long)off, whence);
-	if (file == F_MAP && !readable(oflags)) {
-		/* Write-only stack_map: no seq_file, the position stays 0 (tracing_lseek()). */
+	if (wo_no_seq(file) && !readable(oflags)) {
+		/* Write-only: no seq_file, the position stays 0 (tracing_lseek()). */
 		nr_ops++;
 		check(ret == 0, "%s: %s on write-only %s gave %lld (%s)", c->where, what,
 		      fname[file], (long long)ret, ret < 0 ? strerror(err) : "");
@@ -350,7 +376,7 @@ static void op_lseek(const struct ctx *c, int fd, int file, int oflags, off_t of
 	}
 	/* SEEK_CUR may land below 0 (EINVAL); a reset since open() gives ESTALE. */
 	expect(c, what, file, oflags, ret, err, 0,
-	       file != F_STAT && c->disturbed ? ERRS(EINVAL, ESTALE) : ERRS(EINVAL));
+	       stales(file) && c->disturbed ? ERRS(EINVAL, ESTALE) : ERRS(EINVAL));
 	if (ret >= 0 && whence == SEEK_SET)
 		check(ret == off, "%s: %s on %s (flags 0%o) returned %lld", c->where, what,
 		      fname[file], oflags, (long long)ret);
@@ -434,7 +460,7 @@ static void op_misc(const struct ctx *c, int fd, int file, int oflags, int which
 			     SPLICE_F_NONBLOCK);
 		/* EAGAIN: the pipe is full (it is drained below). */
 		expect(c, "splice to a pipe", file, oflags, ret, errno, !readable(oflags),
-		       readable(oflags) ? (file != F_STAT && c->disturbed ? ERRS(ESTALE, EAGAIN) :
+		       readable(oflags) ? (stales(file) && c->disturbed ? ERRS(ESTALE, EAGAIN) :
 									 ERRS(EAGAIN)) :
 					  ERRS(EBADF));
 		while (read(pipefd[0], &v, sizeof(v)) > 0)
@@ -836,7 +862,7 @@ static void disturb_stop(void)
 	twrite(T "buffer_size_kb", "512");
 }
 
-/* Open, read and close the three files in a loop, as the map comes into existence. */
+/* Open, read and close the four files in a loop, as the map comes into existence. */
 static void *open_loop(void *arg)
 {
 	struct ctx c = { .where = "opened while the map is created" };

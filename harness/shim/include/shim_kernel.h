@@ -56,6 +56,7 @@ typedef unsigned int gfp_t;
 
 /* ---- kernel.h, math.h, minmax.h, overflow.h ---- */
 #define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
+#define BIT(n)			(1UL << (n))
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #define min(a, b)		((a) < (b) ? (a) : (b))
 #define max(a, b)		((a) > (b) ? (a) : (b))
@@ -365,6 +366,8 @@ struct rw_semaphore {
 #define up_write(s)		pthread_rwlock_unlock(&(s)->lock)
 /* Lock assertions are checked by lockdep in the debug kernel run, not here. */
 #define lockdep_assert_held_read(l) do { } while (0)
+/* Readers run in threads that the harness never needs to preempt by hand. */
+static inline void cond_resched(void) { }
 
 /* ---- slab.h, vmalloc.h ---- */
 #define GFP_KERNEL		0U
