@@ -13,6 +13,8 @@ workload.log, stack_map_stat. Prints key=value lines (or one JSON object with --
   events_written    entries + overrun, halved when every event carries a stack entry
   bytes_per_event   bytes / events_retained
   id_entries, full_stacks   <stack_id N> lines and <stack trace> blocks in the trace
+  definitions, definition_bytes   <stack_def N gen G> blocks (stack_map_defs) and their
+                    ring-buffer bytes (a full stack entry plus 8 bytes of id and generation)
   mean_depth_full   mean frames per <stack trace> block
   span_s            first to last timestamp of the whole trace
   window_s          last timestamp minus the latest per-CPU first timestamp: the time for
@@ -46,13 +48,19 @@ def parse_trace(path):
     r = {
         "events_retained": 0, "id_entries": 0, "full_stacks": 0, "frames_full": 0,
         "by_event": {}, "first": {}, "last": {}, "written_header": None, "stack_bytes": 0,
+        "definitions": 0, "definition_bytes": 0,
     }
     in_stack = False
+    in_def = False
     depth = 0
 
     def close_block():
-        # Ring-buffer size of a full stack entry of this depth (see stack_entry_bytes()).
-        r["stack_bytes"] += stack_entry_bytes(depth)
+        # Ring-buffer size of a full stack entry of this depth (see stack_entry_bytes()); a
+        # definition holds 8 bytes more (its id and generation).
+        if in_def:
+            r["definition_bytes"] += stack_entry_bytes(depth) + 8
+        else:
+            r["stack_bytes"] += stack_entry_bytes(depth)
 
     with open(path, errors="replace") as f:
         for line in f:
@@ -63,7 +71,7 @@ def parse_trace(path):
                 continue
             if line.startswith(" => "):
                 if in_stack:
-                    r["frames_full"] += 1
+                    r["frames_full"] += 0 if in_def else 1
                     depth += 1
                 continue
             m = LINE.match(line)
@@ -74,9 +82,13 @@ def parse_trace(path):
             r["last"][cpu] = ts
             if in_stack:
                 close_block()
-            in_stack = False
+            in_stack = in_def = False
             if rest.startswith("<stack_id "):
                 r["id_entries"] += 1
+            elif rest.startswith("<stack_def "):
+                r["definitions"] += 1
+                in_stack = in_def = True
+                depth = 0
             elif rest.startswith("<stack trace>"):
                 r["full_stacks"] += 1
                 in_stack = True
@@ -120,7 +132,11 @@ def analyze(d):
         nbytes += int(kv["bytes"])
     res.update(entries=entries, overrun=overrun, bytes=nbytes)
     stacked = t["id_entries"] + t["full_stacks"] > 0
-    res["events_written"] = (entries + overrun) // 2 if stacked else entries + overrun
+    # Definitions are entries too (those overwritten are not known: counted as events).
+    written = entries + overrun - t["definitions"]
+    res["events_written"] = written // 2 if stacked else written
+    res["definitions"] = t["definitions"]
+    res["definition_bytes"] = t["definition_bytes"]
     res["events_retained"] = t["events_retained"]
     res["by_event"] = t["by_event"]
     res["bytes_per_event"] = round(nbytes / t["events_retained"], 2) if t["events_retained"] else 0

@@ -2,18 +2,20 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # guest-all.sh SEED ROUNDS SIZE_KB...: the retention benchmark inside the VM (run by run.sh).
-# For each per-CPU buffer size, records the same seeded workload three times: no stacks
-# (none), full stacks (full), stack ids (ids); results go to /host/<size>/<mode>/, one progress
-# line per recording to /host/progress (the host shows it while the VM runs).
+# For each per-CPU buffer size, records the same seeded workload once per mode: no stacks
+# (none), full stacks (full), stack ids (ids), and with MODES="none full ids defs" also stack
+# ids with definitions (defs); results go to /host/<size>/<mode>/, one progress line per
+# recording to /host/progress (the host shows it while the VM runs).
 set -eu
 seed=$1 rounds=$2
 shift 2
 here=$(dirname "$0")
-n=0 total=$(($# * 3))
+modes=${MODES:-none full ids}
+n=0 total=$(($# * $(echo $modes | wc -w)))
 uname -r >/host/uname
 echo "booted" >>/host/progress
 for kb in "$@"; do
-	for mode in none full ids; do
+	for mode in $modes; do
 		n=$((n + 1))
 		"$here/guest-run.sh" "$mode" "$kb" "$seed" "$rounds" "/host/$kb/$mode"
 		{

@@ -5,13 +5,14 @@
 #
 #   guest-run.sh MODE BUFFER_KB SEED ROUNDS OUTDIR [EVENT...]
 #
-# MODE: none (events only), full (options/stacktrace: full stacks) or ids (options/stackmap +
-# options/stacktrace: stack ids). EVENT is SYSTEM/EVENT (default: sched/sched_switch,
+# MODE: none (events only), full (options/stacktrace: full stacks), ids (options/stackmap +
+# options/stacktrace: stack ids) or defs (ids with stack_map_defs: a definition before the
+# first use of each stack). EVENT is SYSTEM/EVENT (default: sched/sched_switch,
 # kmem/kmem_cache_alloc, syscalls/sys_enter_openat). Sets the per-CPU buffer to BUFFER_KB,
 # clears it (and resets the map in ids mode), enables the events, runs the workload with SEED and
 # ROUNDS, stops tracing, then saves into OUTDIR: stats.cpuN (per_cpu/cpuN/stats), trace,
 # workload.log (the workload's summary line), rounds (the start time of every round), info
-# (mode, buffer, tracing on/off times) and in ids mode stack_map_stat and stack_map_bin. The trace
+# (mode, buffer, tracing on/off times) and in ids and defs modes stack_map_stat and stack_map_bin. The trace
 # clock is "mono" (CLOCK_MONOTONIC, the workload's clock) while recording. Every setting is put
 # back (options off, clock "local") at the end.
 set -eu
@@ -32,10 +33,11 @@ echo mono >$T/trace_clock
 case $mode in
 none) ;;
 full) echo 1 >$T/options/stacktrace ;;
-ids)
+ids | defs)
 	echo 1 >$T/options/stackmap
 	echo 0 >$T/stack_map
 	echo 1 >$T/options/stacktrace
+	[ "$mode" = ids ] || echo 1 >$T/stack_map_defs
 	;;
 *) echo "guest-run: unknown mode $mode" >&2; exit 2 ;;
 esac
@@ -56,12 +58,13 @@ echo 0 >$T/options/stacktrace
 for c in $T/per_cpu/cpu*; do
 	cat "$c/stats" >"$out/stats.${c##*/}"
 done
-if [ "$mode" = ids ]; then
+if [ "$mode" != none ] && [ "$mode" != full ]; then
 	cat $T/stack_map_stat >"$out/stack_map_stat"
 	cat $T/stack_map_bin >"$out/stack_map_bin"
 fi
 cat $T/trace >"$out/trace"
 echo 0 >$T/options/stackmap
+[ ! -f $T/stack_map_defs ] || echo 0 >$T/stack_map_defs
 echo local >$T/trace_clock
 [ ! -f /tmp/rounds ] || cp /tmp/rounds "$out/rounds"
 printf 'mode %s\nbuffer_kb %s\nseed %s\nrounds %s\nuptime_on %s\nuptime_off %s\n' \

@@ -4,7 +4,8 @@
 
     summarize.py OUTDIR
 
-Reads OUTDIR/raw/<size_kb>/<mode>/ for mode none, full, ids (see guest-run.sh), writes
+Reads OUTDIR/raw/<size_kb>/<mode>/ for mode none, full, ids and, when recorded (run.sh
+--defs), defs (see guest-run.sh), writes
 OUTDIR/results.csv (one row per run), OUTDIR/ratios.csv (one row per buffer size) and
 OUTDIR/results.md (the tables of docs/RETENTION.md), and prints results.md.
 """
@@ -17,13 +18,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from analyze import ID_ENTRY_BYTES, analyze  # noqa: E402
 
 MODES = ("none", "full", "ids")
+# Recorded only with run.sh --defs; in the run tables and its own table, not in the plot.
+ALL_MODES = MODES + ("defs",)
 
 
 def main():
     out = Path(sys.argv[1])
     runs = {}
     for d in sorted((out / "raw").glob("*/*")):
-        if d.name in MODES and (d / "trace").exists():
+        if d.name in ALL_MODES and (d / "trace").exists():
             runs[(int(d.parent.name), d.name)] = analyze(d)
     sizes = sorted({k[0] for k in runs})
     if not sizes:
@@ -32,12 +35,12 @@ def main():
     cols = ["buffer_kb", "mode", "events_written", "events_retained", "entries", "overrun",
             "bytes", "bytes_per_event", "window_s", "span_s", "mean_depth_full",
             "stack_entry_bytes", "full_stacks", "id_entries", "drops", "no_buffer",
-            "map_memory", "elapsed_s", "rounds_covered"]
+            "map_memory", "elapsed_s", "rounds_covered", "definitions", "definition_bytes"]
     with open(out / "results.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(cols)
         for s in sizes:
-            for m in MODES:
+            for m in ALL_MODES:
                 r = runs.get((s, m))
                 if r:
                     w.writerow([r.get(c, "") if r.get(c) is not None else "" for c in cols])
@@ -48,7 +51,7 @@ def main():
               "| workload (s) |")
     md.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for s in sizes:
-        for m in MODES:
+        for m in ALL_MODES:
             r = runs.get((s, m))
             if not r:
                 continue
@@ -58,8 +61,8 @@ def main():
                 f"| {r['bytes']} | {r['bytes_per_event']:.1f} | {r['window_s']:.3f} "
                 f"| {r['span_s']:.3f} | {r['rounds_covered'] if r['rounds_covered'] is not None else '-'} "
                 f"| {r['full_stacks'] if m != 'none' else '-'} "
-                f"| {r.get('drops', '-') if m == 'ids' else '-'} "
-                f"| {r.get('map_memory', '-') if m == 'ids' else '-'} "
+                f"| {r.get('drops', '-') if m in ('ids', 'defs') else '-'} "
+                f"| {r.get('map_memory', '-') if m in ('ids', 'defs') else '-'} "
                 f"| {r['elapsed_s']:.2f} |")
     md.append("")
 
@@ -91,6 +94,24 @@ def main():
                   f"| {c['bytes_per_event']:.1f} | {b['mean_depth_full']:.2f} | {sf:.1f} "
                   f"| {theory:.2f}x | {100 * saved:.0f}% |")
     md.append("")
+    defs_rows = [(s, runs[(s, "defs")], runs[(s, "ids")], runs[(s, "full")]) for s in sizes
+                 if (s, "defs") in runs and (s, "ids") in runs and (s, "full") in runs]
+    if defs_rows:
+        # What stack_map_defs costs: a full stack per distinct stack (per definition period)
+        # in the same buffer, against ids without definitions and against full stacks.
+        md.append("| buffer/CPU | definitions kept | their bytes | share of the buffer "
+                  "| retained defs/ids | retained defs/full | rounds defs/ids |")
+        md.append("|---:|---:|---:|---:|---:|---:|---:|")
+        for s, d, c, b in defs_rows:
+            share = d["definition_bytes"] / d["bytes"] if d["bytes"] else 0
+            r_rounds = (d["rounds_covered"] / c["rounds_covered"]
+                        if d.get("rounds_covered") and c.get("rounds_covered") else 0)
+            md.append(f"| {s} KiB | {d['definitions']} | {d['definition_bytes']} "
+                      f"| {100 * share:.1f}% "
+                      f"| {d['events_retained'] / c['events_retained']:.3f}x "
+                      f"| {d['events_retained'] / b['events_retained']:.2f}x "
+                      f"| {r_rounds:.3f}x |")
+        md.append("")
     # Wide table for the plot: one row per size, one column per mode and measure.
     with open(out / "plot.csv", "w", newline="") as f:
         w = csv.writer(f)
@@ -112,13 +133,13 @@ def main():
     # CPU cost: the workload's wall time in each mode (median over the buffer sizes), the extra
     # time over no stacks divided by the events written.
     med = {m: statistics.median(runs[(s, m)]["elapsed_s"] for s in sizes if (s, m) in runs)
-           for m in MODES if any((s, m) in runs for s in sizes)}
+           for m in ALL_MODES if any((s, m) in runs for s in sizes)}
     ev = {m: statistics.median(runs[(s, m)]["events_written"] for s in sizes if (s, m) in runs)
           for m in med}
     md.append("| mode | workload wall time (median, s) | events written (median) "
               "| wall time per event (us) | extra per event over none (us) |")
     md.append("|---|---:|---:|---:|---:|")
-    for m in MODES:
+    for m in ALL_MODES:
         if m not in med:
             continue
         extra = (med[m] - med["none"]) / ev[m] * 1e6 if "none" in med and m != "none" else 0
