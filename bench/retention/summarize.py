@@ -148,7 +148,7 @@ def main():
                   f"| {m} | {med[m]:.2f} | {ev[m]:.0f} | {med[m] / ev[m] * 1e6:.2f} | - |")
     md.append("")
     md.append("Wall times are measured inside QEMU under TCG (software emulation): they compare "
-              "the three modes in one run, not real hardware.")
+              "the modes in one run, not real hardware.")
     text = "\n".join(md) + "\n"
     (out / "results.md").write_text(text)
     print(text)
