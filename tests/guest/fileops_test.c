@@ -802,11 +802,19 @@ static void *disturber(void *arg)
 		case 5:
 			snprintf(dir, sizeof(dir), T "instances/fo%u", rnd(&s) % 3);
 			if (mkdir(dir, 0755) == 0) {
+				/*
+				 * An instance with a map of its own, recording ids, so that the
+				 * removal below frees a map that is in use.
+				 * ENODEV/ENOENT: the other disturber removed it meanwhile.
+				 */
 				snprintf(path, sizeof(path), "%s/trace_options", dir);
 				ret = twrite(path, "stackmap");
-				/* ENODEV/ENOENT: the other disturber removed it meanwhile. */
-				check(ret == -EINVAL || ret == -ENODEV || ret == -ENOENT,
+				check(!ret || ret == -ENODEV || ret == -ENOENT,
 				      "instance trace_options stackmap: %s", strerror(-ret));
+				snprintf(path, sizeof(path), "%s/options/stacktrace", dir);
+				twrite(path, "1");
+				snprintf(path, sizeof(path), "%s/events/sched/sched_switch/enable", dir);
+				twrite(path, "1");
 			}
 			break;
 		case 6:
