@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "export.h"
+#include "stacks.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -78,7 +79,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct smbin_map map = {.nr = 2, .stacks = fz_stacks};
 	struct pf_opts po = {.keep_events = 1, .offcpu = size & 1};
+	struct ev_resolver rs;
 	struct sm_frames fr;
+	struct stk_set stk;
 	struct tp_ctx ctx;
 	struct pf p;
 	uint64_t refs = 0;
@@ -87,7 +90,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	sm_frames_init(&fr, NULL, 0);
 	tp_ctx_init(&ctx);
-	if (pf_init(&p, &map, &fr, &po) == 0 &&
+	/* the ids resolve against the map (a text's definitions are the input layer's: not here) */
+	stk_init(&stk);
+	if (stk_finish(&stk, &map, 0, 0))
+		abort();
+	rs = stk_resolver(&stk);
+	ctx.resolver = &rs;
+	if (pf_init(&p, &fr, &po) == 0 &&
 	    tp_feed_records(&ctx, (const char *)data, size, pf_add_record, &p) == 0) {
 		pf_finish(&p);
 		for (i = 0; i < p.nsamples; i++)
@@ -100,5 +109,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pf_free(&p);
 	tp_ctx_free(&ctx);
 	sm_frames_free(&fr);
+	stk_free(&stk);
 	return 0;
 }

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for the trace.dat reader and the ring-buffer page walk. An input that starts
- * with the trace.dat magic is a whole file (td_open_mem); anything else is one CPU of raw
- * ring-buffer pages (4096 bytes each, as trace_pipe_raw returns them) decoded with the formats
- * of fz_formats.h, so mutations hit the page and record decoding directly.
+ * libFuzzer target for the trace.dat reader, the ring-buffer page walk and the first pass that
+ * collects the stack definitions. An input that starts with the trace.dat magic is a whole file
+ * (td_open_mem); anything else is one CPU of raw ring-buffer pages (4096 bytes each, as
+ * trace_pipe_raw returns them) decoded with the formats of fz_formats.h, so mutations hit the
+ * page and record decoding directly.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -37,8 +38,9 @@ static int fz_on_rec(void *arg, const struct td_rec *r)
 		abort();
 	if (r->kind == TD_EVENT && r->event->name)
 		s->sum += strlen(r->event->name);
-	if (r->kind == TD_STACK) {
-		if (r->nr > s->td->page_size / 4)
+	if (r->kind == TD_STACK || r->kind == TD_STACK_DEF) {
+		if (r->nr > s->td->page_size / 4 ||
+		    (r->kind == TD_STACK_DEF && (!r->nr || r->nr > 64)))
 			abort();
 		for (i = 0; i < r->nr; i++)
 			s->sum += r->ips[i];
@@ -82,10 +84,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 	}
 	if (!ret) {
+		/* the input layer's first pass: the definitions, 1 to 64 frames each */
+		ret = rd_scan_defs(&td, fz_on_rec, &s, &err);
+		if (ret && ret != -EBADMSG && ret != -ENOMEM)
+			abort();
+	}
+	if (!ret) {
 		uint64_t n = 0;
 
 		/* with and without the task fields (RD_F_NO_TASK_FIELDS), by the input's size */
-		ret = rd_feed_records(&td, fz_on_ev, &n, size & 1, &err);
+		ret = rd_feed_records(&td, fz_on_ev, &n, size & 1, NULL, &err);
 		if (ret && ret != -EBADMSG && ret != -ENOMEM)
 			abort();
 	}

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Event formats of the fuzz targets' raw-page mode (from tests/fixtures/tracefs-raw). */
+/*
+ * Event formats of the fuzz targets' raw-page mode (from tests/fixtures/tracefs-raw;
+ * kernel_stack_def from tests/fixtures/defs/trace.dat, its print fmt shortened).
+ */
 static const char *const fz_formats[] = {
 	"ftrace\n"
 	"name: kernel_stack_id\n"
@@ -13,6 +16,22 @@ static const char *const fz_formats[] = {
 	"\tfield:int stack_id;\toffset:8;\tsize:4;\tsigned:1;\n"
 	"\n"
 	"print fmt: \"<stack_id %d>\", REC->stack_id\n"
+	"",
+	"ftrace\n"
+	"name: kernel_stack_def\n"
+	"ID: 21\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:int stack_id;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:u32 generation;\toffset:12;\tsize:4;\tsigned:0;\n"
+	"\tfield:int size;\toffset:16;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned long caller[8];\toffset:24;\tsize:64;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"<stack_def %d gen %u>\", REC->stack_id, REC->generation\n"
 	"",
 	"ftrace\n"
 	"name: kernel_stack\n"

@@ -7,11 +7,22 @@
  *   => schedule (ffffffff81e3a1c8)
  *   => schedule_timeout (ffffffff81e40b7e)
  *
- * The stacks come from a stack_map_bin file: the plugin option "stackmap:file" (trace-cmd
- * report -O stackmap:file=PATH), else $STACKMAP_MAP, else stack_map_bin in the directory of the
- * trace.dat being read (found from the command line of trace-cmd report or kernelshark).
- * Symbols come from the tep handle, i.e. the kallsyms saved in the trace.dat. Without a map
- * the plugin says so once on stderr and prints the bare id.
+ * and the kernel_stack_def events (the stack definitions written with stack_map_defs set) as
+ * their id, generation and frames in the same shape:
+ *
+ *   kernel_stack_def:     <stack_def 42 gen 0>
+ *   => schedule (ffffffff81e3a1c8)
+ *   => schedule_timeout (ffffffff81e40b7e)
+ *
+ * An id is resolved from the definitions printed so far, of the generation of the latest one
+ * (trace-cmd report prints in timestamp order: a definition another CPU commits a little
+ * after a use of its id is not seen yet, the tool's first pass sees it), else from a
+ * stack_map_bin file: the plugin option "stackmap:file" (trace-cmd report -O
+ * stackmap:file=PATH), else $STACKMAP_MAP, else stack_map_bin in the directory of the trace.dat
+ * being read (found from the command line of trace-cmd report or kernelshark). The map is
+ * looked for only when an id has no definition, so a recording whose definitions cover its ids
+ * needs none. Symbols come from the tep handle, i.e. the kallsyms saved in the trace.dat.
+ * Without a map (and no definition) the plugin says so once on stderr and prints the bare id.
  *
  * KernelShark shows each event's info as one line, where the "=> frame" lines overlap. The
  * one-line form (plugin option "stackmap:oneline", trace-cmd report -O stackmap:oneline=1, or
@@ -19,6 +30,7 @@
  * the event's line, innermost first, joined by " <- ":
  *
  *   kernel_stack_id:      <stack_id 42> schedule <- schedule_timeout <- ffffffff81e40b7e
+ *   kernel_stack_def:     <stack_def 42 gen 0> schedule <- schedule_timeout <- ffffffff81e40b7e
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,6 +40,7 @@
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
 
+#include "htab.h"
 #include "smbin.h"
 
 int TEP_PLUGIN_LOADER(struct tep_handle *tep);
@@ -51,11 +64,24 @@ struct tep_plugin_option TEP_PLUGIN_OPTIONS[] = {
 	{.name = NULL},
 };
 
+/* A definition seen: (gen, id) and its frames in pm.ips. */
+struct pm_def {
+	uint32_t id, gen, nr;
+	size_t first;
+};
+
 static struct {
 	int tried; /* 1 once loading was attempted */
 	int ok;
 	struct smbin_map map;
 	char path[4096];
+	/* the definitions printed so far, and the generation of the latest */
+	struct pm_def *defs;
+	size_t ndefs, defs_cap;
+	uint64_t *ips;
+	size_t nips, ips_cap;
+	struct htab idx;
+	uint32_t gen;
 } pm;
 
 /* The trace.dat the host program reads: trace-cmd report [-i] FILE, kernelshark FILE. */
@@ -149,6 +175,72 @@ static const struct smbin_stack *pm_find(uint32_t id)
 	return NULL;
 }
 
+static uint64_t pm_hash(uint32_t gen, uint32_t id)
+{
+	uint64_t h = ((uint64_t)gen << 32 | id) * 0x9E3779B97F4A7C15ull;
+
+	return h ^ (h >> 29);
+}
+
+static int pm_def_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct pm_def *d = &pm.defs[idx], *k = key;
+
+	(void)ctx;
+	return d->id == k->id && d->gen == k->gen;
+}
+
+static const struct pm_def *pm_find_def(uint32_t gen, uint32_t id)
+{
+	struct pm_def key = {.id = id, .gen = gen};
+	uint32_t i = htab_find(&pm.idx, pm_hash(gen, id), pm_def_eq, NULL, &key, NULL);
+
+	return i == HTAB_NONE ? NULL : &pm.defs[i];
+}
+
+/* Remember a definition (a repeated one replaces the earlier: the latest printed wins). */
+static void pm_add_def(uint32_t gen, uint32_t id, const uint64_t *ips, uint32_t nr)
+{
+	struct pm_def key = {.id = id, .gen = gen, .nr = nr};
+	uint64_t h = pm_hash(gen, id);
+	size_t pos;
+	uint32_t i;
+
+	if (pm.nips + nr > pm.ips_cap) {
+		size_t cap = pm.ips_cap ? pm.ips_cap * 2 : 1024;
+		uint64_t *n;
+
+		while (cap < pm.nips + nr)
+			cap *= 2;
+		n = realloc(pm.ips, cap * sizeof(*n));
+		if (!n)
+			return;
+		pm.ips = n;
+		pm.ips_cap = cap;
+	}
+	if (pm.ndefs == pm.defs_cap) {
+		size_t cap = pm.defs_cap ? pm.defs_cap * 2 : 256;
+		struct pm_def *n = realloc(pm.defs, cap * sizeof(*n));
+
+		if (!n)
+			return;
+		pm.defs = n;
+		pm.defs_cap = cap;
+	}
+	if (htab_reserve(&pm.idx))
+		return;
+	key.first = pm.nips;
+	memcpy(pm.ips + pm.nips, ips, nr * sizeof(*ips));
+	pm.nips += nr;
+	i = htab_find(&pm.idx, h, pm_def_eq, NULL, &key, &pos);
+	if (i != HTAB_NONE) {
+		pm.defs[i] = key;
+		return;
+	}
+	pm.defs[pm.ndefs] = key;
+	htab_insert_at(&pm.idx, pos, h, (uint32_t)pm.ndefs++);
+}
+
 /* The one-line form: the plugin option, else STACKMAP_ONELINE (non-empty, not "0"). */
 static int pm_oneline(void)
 {
@@ -159,30 +251,15 @@ static int pm_oneline(void)
 	return env && *env && strcmp(env, "0") != 0;
 }
 
-static int pm_handler(struct trace_seq *s, struct tep_record *record, struct tep_event *event,
-		      void *context)
+/* The frames after the event's text: "\n=> sym (addr)" lines, or " sym <- sym" (oneline). */
+static void pm_frames(struct trace_seq *s, struct tep_event *event, const uint64_t *ips,
+		      uint32_t nr)
 {
-	const struct smbin_stack *st;
-	unsigned long long val;
+	int oneline = pm_oneline();
 	uint32_t i;
-	int oneline;
 
-	(void)context;
-	if (tep_get_field_val(s, event, "stack_id", record, &val, 1))
-		return 0;
-	trace_seq_printf(s, "<stack_id %d>", (int)val);
-	if (!pm.tried)
-		pm_load();
-	if (!pm.ok)
-		return 0;
-	st = pm_find((uint32_t)val);
-	if (!st) {
-		trace_seq_puts(s, " (missing from the map)");
-		return 0;
-	}
-	oneline = pm_oneline();
-	for (i = 0; i < st->nr; i++) {
-		unsigned long long addr = st->ips[i];
+	for (i = 0; i < nr; i++) {
+		unsigned long long addr = ips[i];
 		const char *func, *sep = oneline ? (i ? " <- " : " ") : "\n=> ";
 
 		if (addr == SMBIN_TRAMPOLINE) {
@@ -197,21 +274,91 @@ static int pm_handler(struct trace_seq *s, struct tep_record *record, struct tep
 		else
 			trace_seq_printf(s, "%s%llx", sep, addr);
 	}
+}
+
+static int pm_handler(struct trace_seq *s, struct tep_record *record, struct tep_event *event,
+		      void *context)
+{
+	const struct smbin_stack *st;
+	const struct pm_def *d;
+	unsigned long long val;
+
+	(void)context;
+	if (tep_get_field_val(s, event, "stack_id", record, &val, 1))
+		return 0;
+	trace_seq_printf(s, "<stack_id %d>", (int)val);
+	d = pm.ndefs ? pm_find_def(pm.gen, (uint32_t)val) : NULL;
+	if (d) {
+		pm_frames(s, event, pm.ips + d->first, d->nr);
+		return 0;
+	}
+	if (!pm.tried)
+		pm_load();
+	if (!pm.ok)
+		return 0;
+	st = pm_find((uint32_t)val);
+	if (!st) {
+		trace_seq_puts(s, " (missing from the map)");
+		return 0;
+	}
+	pm_frames(s, event, st->ips, st->nr);
+	return 0;
+}
+
+/*
+ * kernel_stack_def: int stack_id; u32 generation; int size; unsigned long caller[8], where the
+ * record holds size frames (1 to 64), whatever the format's [8] says.
+ */
+static int pm_def_handler(struct trace_seq *s, struct tep_record *record, struct tep_event *event,
+			  void *context)
+{
+	struct tep_format_field *caller = tep_find_field(event, "caller");
+	int lsize = tep_get_long_size(event->tep);
+	unsigned long long id, gen, size;
+	uint64_t ips[SMBIN_MAX_DEPTH];
+	uint32_t i;
+	int32_t n;
+
+	(void)context;
+	if (tep_get_field_val(s, event, "stack_id", record, &id, 1) ||
+	    tep_get_field_val(s, event, "generation", record, &gen, 1) ||
+	    tep_get_field_val(s, event, "size", record, &size, 1))
+		return 0;
+	trace_seq_printf(s, "<stack_def %d gen %u>", (int)id, (unsigned int)gen);
+	n = (int32_t)size;
+	if (!caller || caller->offset < 0 || (lsize != 4 && lsize != 8) || (int)id < 0 || n < 1 ||
+	    n > (int32_t)SMBIN_MAX_DEPTH ||
+	    (long long)caller->offset + (long long)n * lsize > (long long)record->size) {
+		trace_seq_printf(s, " (malformed: size %d)", (int)n);
+		return 0;
+	}
+	for (i = 0; i < (uint32_t)n; i++)
+		ips[i] = tep_read_number(
+			event->tep, (const char *)record->data + caller->offset + i * lsize, lsize);
+	pm_add_def((uint32_t)gen, (uint32_t)id, ips, (uint32_t)n);
+	pm.gen = (uint32_t)gen;
+	pm_frames(s, event, ips, (uint32_t)n);
 	return 0;
 }
 
 int TEP_PLUGIN_LOADER(struct tep_handle *tep)
 {
 	tep_plugin_add_options("stackmap", TEP_PLUGIN_OPTIONS);
+	htab_init(&pm.idx, 256);
 	tep_register_event_handler(tep, -1, "ftrace", "kernel_stack_id", pm_handler, NULL);
+	tep_register_event_handler(tep, -1, "ftrace", "kernel_stack_def", pm_def_handler, NULL);
 	return 0;
 }
 
 void TEP_PLUGIN_UNLOADER(struct tep_handle *tep)
 {
 	tep_unregister_event_handler(tep, -1, "ftrace", "kernel_stack_id", pm_handler, NULL);
+	tep_unregister_event_handler(tep, -1, "ftrace", "kernel_stack_def", pm_def_handler, NULL);
 	tep_plugin_remove_options(TEP_PLUGIN_OPTIONS);
 	if (pm.ok)
 		smbin_free(&pm.map);
+	free(pm.defs);
+	free(pm.ips);
+	htab_free(&pm.idx);
 	memset(&pm, 0, sizeof(pm));
 }

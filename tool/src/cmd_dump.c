@@ -263,6 +263,14 @@ int cmd_dump(int argc, char **argv)
 		in_close(&in);
 		return ret;
 	}
+	if (!in.have_map && in.stk.ndefs) {
+		sm_err("%s: no stack map found inside or beside it (give --map FILE); the %zu "
+		       "stack definitions in the recording resolve its ids for report, export and "
+		       "diff",
+		       in.path, in.stk.ndefs);
+		in_close(&in);
+		return SM_EXIT_USAGE;
+	}
 	if (!in.have_map) {
 		sm_err("%s: no stack map found inside or beside it (give --map FILE)", in.path);
 		in_close(&in);

@@ -57,7 +57,7 @@ static int ex_load(const char *cmd, const char *input, const char *map_opt,
 		return ret;
 	sm_frames_init(&x->fr, x->in.have_syms ? &x->in.syms : NULL, 0);
 	x->opened = 1;
-	ret = pf_init(&x->pf, x->in.have_map ? &x->in.map : NULL, &x->fr, po);
+	ret = pf_init(&x->pf, &x->fr, po);
 	if (ret) {
 		sm_err("%s: %s", cmd, strerror(-ret));
 		return SM_EXIT_USAGE;

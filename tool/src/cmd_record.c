@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stackmap record: run a command with stackmap + stacktrace enabled and save the trace, the
- * stack map exports and kallsyms. Every tracefs setting that is changed is recorded first and
- * put back on every exit path (success, failure, SIGINT/SIGTERM/SIGHUP).
+ * stackmap record: run a command with stackmap + stacktrace enabled (and, with --defs,
+ * stack_map_defs: the stacks defined in the trace itself) and save the trace, the stack map
+ * exports and kallsyms. Every tracefs setting that is changed is recorded first and put back on
+ * every exit path (success, failure, SIGINT/SIGTERM/SIGHUP).
  */
 #define _GNU_SOURCE
 #include "record_dat.h"
@@ -44,6 +45,9 @@ struct rec_state {
 	int on_prev;
 	bool stackmap_changed;
 	long long stackmap_prev;
+	bool defs; /* --defs: stack_map_defs = 1 */
+	bool defs_changed;
+	long long defs_prev;
 	bool stacktrace_changed;
 	bool stacktrace_prev;
 	bool bufsize_changed;
@@ -100,6 +104,13 @@ static int rec_restore(struct rec_state *st)
 			ret = -1;
 		}
 		st->stacktrace_changed = false;
+	}
+	if (st->defs_changed) {
+		/* (writing 1 again would make every stack get a definition again: not needed) */
+		snprintf(num, sizeof(num), "%lld", st->defs_prev);
+		if (st->defs_prev != 1 && rec_write("stack_map_defs", num))
+			ret = -1;
+		st->defs_changed = false;
 	}
 	if (st->stackmap_changed) {
 		snprintf(num, sizeof(num), "%lld", st->stackmap_prev);
@@ -164,6 +175,17 @@ static int rec_apply(struct rec_state *st, unsigned long bufsize_kb)
 	st->stackmap_changed = true;
 	if (rec_write("options/stackmap", "1"))
 		return -1;
+	if (st->defs) {
+		/* the first use of every stack writes its definition into the trace */
+		if (tracefs_instance_file_read_number(NULL, "stack_map_defs", &v)) {
+			sm_err("record: cannot read %s/stack_map_defs", tracefs_tracing_dir());
+			return -1;
+		}
+		st->defs_prev = v;
+		st->defs_changed = true;
+		if (rec_write("stack_map_defs", "1"))
+			return -1;
+	}
 	st->stacktrace_prev = tracefs_option_is_enabled(NULL, TRACEFS_OPTION_STACKTRACE);
 	st->stacktrace_changed = true;
 	if (tracefs_option_enable(NULL, TRACEFS_OPTION_STACKTRACE)) {
@@ -564,6 +586,7 @@ int cmd_record(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'},
 		{"mode", required_argument, NULL, 'm'},
 		{"format", required_argument, NULL, 'F'},
+		{"defs", no_argument, NULL, 0x200},
 		{"help", no_argument, NULL, 'h'},
 		SM_SYM_LONGOPTS,
 		{NULL, 0, NULL, 0},
@@ -616,6 +639,9 @@ int cmd_record(int argc, char **argv)
 				       optarg);
 				goto out;
 			}
+			break;
+		case 0x200:
+			st.defs = true;
 			break;
 		case 'h':
 			sm_cmd_usage(stdout, "record");
@@ -672,6 +698,12 @@ int cmd_record(int argc, char **argv)
 	}
 	if (!rec_exists(tdir, "stack_map") || !rec_exists(tdir, "options/stackmap")) {
 		sm_err("this kernel has no stackmap support (no options/stackmap in %s)", tdir);
+		goto out;
+	}
+	if (st.defs && !rec_exists(tdir, "stack_map_defs")) {
+		sm_err("record: --defs: %s/stack_map_defs does not exist (a kernel without stack "
+		       "definitions in the trace)",
+		       tdir);
 		goto out;
 	}
 	move_dir = rec_check_dir(outdir);

@@ -21,8 +21,9 @@
 /* One (event type, stack) pair and how many references it got. */
 struct rep_ent {
 	uint32_t event; /* index in rep.types */
-	uint32_t full; /* 0: val is a stack id; 1: val indexes rep.full */
-	uint32_t val;
+	uint32_t full; /* 0: val is a stack id of generation gen; 1: val indexes rep.full */
+	uint32_t val, gen;
+	const struct ev_idstack *s; /* by id: what it stands for, NULL when nothing resolves it */
 	uint64_t count;
 };
 
@@ -56,10 +57,11 @@ struct rep {
 	size_t joincap;
 };
 
-static uint64_t rep_hash(uint32_t ev, uint32_t full, uint32_t val)
+static uint64_t rep_hash(uint32_t ev, uint32_t full, uint32_t val, uint32_t gen)
 {
 	uint64_t h = ((uint64_t)ev << 33 | (uint64_t)full << 32 | val) * 0x9E3779B97F4A7C15ull;
 
+	h ^= gen * 0xC2B2AE3D27D4EB4Full;
 	return h ^ (h >> 31);
 }
 
@@ -67,13 +69,16 @@ static int rep_ent_eq(const void *ctx, uint32_t idx, const void *key)
 {
 	const struct rep_ent *e = &((const struct rep *)ctx)->ents[idx], *k = key;
 
-	return e->event == k->event && e->full == k->full && e->val == k->val;
+	return e->event == k->event && e->full == k->full && e->val == k->val && e->gen == k->gen;
 }
 
-static int rep_count(struct rep *r, uint32_t ev, uint32_t full, uint32_t val)
+/* One more reference of event type @ev to a full stack (@full: @val) or to id @val of @gen. */
+static int rep_count(struct rep *r, uint32_t ev, uint32_t full, uint32_t val, uint32_t gen,
+		     const struct ev_idstack *s)
 {
-	struct rep_ent key = {.event = ev, .full = full, .val = val, .count = 1};
-	uint64_t h = rep_hash(ev, full, val);
+	struct rep_ent key = {
+		.event = ev, .full = full, .val = val, .gen = gen, .s = s, .count = 1};
+	uint64_t h = rep_hash(ev, full, val, gen);
 	uint32_t idx;
 	size_t j;
 	int ret;
@@ -202,13 +207,13 @@ static int rep_on_record(void *arg, const struct ev_record *rec)
 	r->refs++;
 	if (rec->stack.kind == EV_STACK_ID) {
 		r->refs_id++;
-		return rep_count(r, (uint32_t)t, 0, rec->stack.id);
+		return rep_count(r, (uint32_t)t, 0, rec->stack.id, rec->stack.gen, rec->stack.res);
 	}
 	r->refs_full++;
 	idx = rep_full_key(r, &rec->stack);
 	if (idx < 0)
 		return (int)idx;
-	return rep_count(r, (uint32_t)t, 1, (uint32_t)idx);
+	return rep_count(r, (uint32_t)t, 1, (uint32_t)idx, 0, NULL);
 }
 
 /* Output order ----------------------------------------------------------------------------- */
@@ -241,7 +246,9 @@ static int rep_ent_cmp(const void *a, const void *b)
 		return x->count > y->count ? -1 : 1;
 	if (x->full != y->full)
 		return x->full < y->full ? -1 : 1;
-	return x->val < y->val ? -1 : (x->val > y->val);
+	if (x->val != y->val)
+		return x->val < y->val ? -1 : 1;
+	return x->gen < y->gen ? -1 : (x->gen > y->gen);
 }
 
 /* The frames of an entry, leaf first (valid until the next rep_frames_of() on it). */
@@ -250,7 +257,7 @@ struct rep_frames {
 	const char *v[REP_MAX_FRAMES];
 	size_t len[REP_MAX_FRAMES];
 	size_t n;
-	const struct smbin_stack *s; /* by id: the map record, NULL when missing */
+	const struct ev_idstack *s; /* by id: what it stands for, NULL when nothing resolves it */
 	char text[SMBIN_MAX_DEPTH * 1024]; /* copies of the frame texts of a stack by id */
 };
 
@@ -271,15 +278,31 @@ static void rep_frames_of(struct rep *r, const struct rep_ent *e, struct rep_fra
 		}
 		return;
 	}
-	f->s = in_find(r->in, e->val);
-	/* copies: the frame cache may move its text when it grows */
+	f->s = e->s;
+	/*
+	 * copies: the frame cache may move its text when it grows; in @style: a text definition's
+	 * frames as printed, or their function part (tp_frame_func()) for the folded style
+	 */
 	for (j = 0, p = f->text; f->s && j < f->s->nr; j++) {
-		const char *t = sm_frame(r->fr, f->s->ips[j], style, NULL);
-		size_t n = strlen(t);
+		size_t room = sizeof(f->text) - (size_t)(p - f->text), n;
+		const char *t;
 
-		if (n + 1 >= sizeof(f->text) - (size_t)(p - f->text))
-			break;
-		memcpy(p, t, n + 1); /* with its NUL: rep_func() returns it as a string */
+		if (f->s->addrs) {
+			t = sm_frame(r->fr, f->s->addrs[j], style, NULL);
+			n = strlen(t);
+			if (n + 1 >= room)
+				break;
+			memcpy(p, t, n + 1); /* with its NUL: rep_func() returns it as a string */
+		} else if (style == SM_FRAME_FOLDED) {
+			if (room < 2)
+				break;
+			n = tp_frame_func(f->s->frames[j], p, room);
+		} else {
+			n = strlen(f->s->frames[j]);
+			if (n + 1 >= room)
+				break;
+			memcpy(p, f->s->frames[j], n + 1);
+		}
 		f->v[f->n] = p;
 		f->len[f->n++] = n;
 		p += n + 1;
@@ -346,6 +369,8 @@ static void rep_text_stack(struct sm_out *o, struct rep *r, const struct rep_ent
 			   e->val + 1, f->n);
 	else if (!f->s)
 		sm_out_fmt(o, SM_UNKNOWN_STACK "\n", e->val);
+	else if (f->s->from == EV_FROM_DEF)
+		sm_out_fmt(o, "stack_id %u [gen %u, depth %u]\n", f->s->id, f->s->gen, f->s->nr);
 	else
 		sm_out_fmt(o, "stack_id %u [ref %u, depth %u]\n", f->s->id, f->s->ref_count,
 			   f->s->nr);
@@ -374,7 +399,17 @@ static json_object *rep_json_stack(struct rep *r, const struct rep_ent *e, struc
 	} else {
 		json_object_object_add(o, "stack_id", json_object_new_int64(e->val));
 		json_object_object_add(o, "full_stack", json_object_new_boolean(0));
-		json_object_object_add(o, "in_map", json_object_new_boolean(f->s != NULL));
+		json_object_object_add(o, "in_map",
+				       json_object_new_boolean(f->s && f->s->from == EV_FROM_MAP));
+		if (r->in->stk.ndefs) {
+			/* where the frames came from, in a recording with definitions */
+			json_object_object_add(o, "generation", json_object_new_int64(e->gen));
+			json_object_object_add(o, "from",
+					       !f->s ? NULL
+					       : f->s->from == EV_FROM_DEF
+						       ? json_object_new_string("definition")
+						       : json_object_new_string("stack_map_bin"));
+		}
 	}
 	for (k = 0; k < f->n; k++) {
 		n = f->len[k] < sizeof(tmp) ? f->len[k] : sizeof(tmp) - 1;
@@ -510,6 +545,12 @@ static void rep_header(struct sm_out *o, const struct rep *r)
 	else
 		sm_out_fmt(o, "%zu stacks", r->in->map.nr);
 	sm_out_str(o, "\n");
+	if (r->in->stk.ndefs)
+		sm_out_fmt(
+			o,
+			"# stacks: %zu ids resolved from definitions, %zu from stack_map_bin, %zu "
+			"unresolved\n",
+			st->ids_def, st->ids_map, st->ids_missing);
 }
 
 static int rep_print(struct rep *r, const struct rep_out *ro)
@@ -560,6 +601,17 @@ static int rep_print(struct rep *r, const struct rep_out *ro)
 		json_object_object_add(
 			root, "map_stacks",
 			r->in->have_map ? json_object_new_int64((int64_t)r->in->map.nr) : NULL);
+		if (r->in->stk.ndefs) {
+			json_object *src = json_object_new_object();
+
+			json_object_object_add(src, "definitions",
+					       json_object_new_int64((int64_t)st->ids_def));
+			json_object_object_add(src, "stack_map_bin",
+					       json_object_new_int64((int64_t)st->ids_map));
+			json_object_object_add(src, "unresolved",
+					       json_object_new_int64((int64_t)st->ids_missing));
+			json_object_object_add(root, "stack_ids", src);
+		}
 		jev = json_object_new_array();
 		json_object_object_add(root, "event_types", jev);
 	} else if (!ro->folded) {

@@ -30,10 +30,17 @@
  *    `[UNKNOWN EVENT]` or `Unknown type N` in text) is an event of type EV_TYPE_UNKNOWN, and the
  *    stack references after it are its own.
  * Counting records without EV_F_EXTRA, EV_F_UNATTRIBUTED and EV_F_LOST counts events.
- * User-space stacks (`<user stack trace>`) are not delivered.
+ * User-space stacks (`<user stack trace>`) are not delivered, and neither are stack
+ * definitions (`<stack_def N gen G>` blocks, kernel_stack_def records): they are not uses of a
+ * stack and belong to no event; a reader given an ev_resolver (below) resolves ids with them.
+ *
+ * A reader given an ev_resolver fills stack.gen and stack.res of every EV_STACK_ID reference
+ * from it, with the timestamp of the reference itself (the `<stack_id N>` line or the
+ * kernel_stack_id record, not its event); without one, gen is 0 and res NULL. The input layer
+ * (input.h) always gives one, so its consumers read what an id stands for from stack.res.
  *
  * Every pointer in a record (type_name, stack.frames, stack.addrs) is valid only during the
- * callback; copy what you keep. The callback returns 0, or a negative errno that stops the
+ * callback (stack.res: as long as the resolver's table); copy what you keep. The callback returns 0, or a negative errno that stops the
  * reader and is returned by it.
  */
 #ifndef EVENTS_H
@@ -51,13 +58,44 @@
 
 enum ev_stack_kind {
 	EV_STACK_NONE, /* the event carries no kernel stack */
-	EV_STACK_ID, /* a <stack_id N>: resolve id against stack_map_bin */
+	EV_STACK_ID, /* a <stack_id N>: see gen and res */
 	EV_STACK_FULL, /* a full stack the kernel wrote instead (fallback, or no stackmap) */
+};
+
+#define EV_FROM_DEF 1 /* ev_idstack.from: a definition in the recording */
+#define EV_FROM_MAP 2 /* ... the stack map (stack_map_bin) */
+
+/*
+ * What a stack id stands for (stacks.h resolves it): a definition of the recording, or a record
+ * of the map. Every pointer stays valid until the resolver's table is freed.
+ */
+struct ev_idstack {
+	uint32_t id, gen;
+	uint32_t nr; /* frames, innermost first (1 to 64) */
+	uint32_t ref_count; /* EV_FROM_MAP: the map's count; 0 for a definition */
+	const uint64_t *addrs; /* the addresses, NULL for a definition read from trace text */
+	const char *const *frames; /* a text definition's frame texts as printed, else NULL */
+	uint32_t index; /* dense over the table's stacks (definitions, then map records) */
+	int from; /* EV_FROM_DEF or EV_FROM_MAP */
+};
+
+/*
+ * A reader's resolver of stack ids: the stack that id @id of a reference at @ts_ns (EV_TS_NONE
+ * when unknown) stands for, NULL when nothing resolves it; *@gen gets the generation the
+ * reference belongs to. Called on the reader's thread; reads a table that does not change while
+ * readers run.
+ */
+struct ev_resolver {
+	const struct ev_idstack *(*resolve)(const void *ctx, uint64_t ts_ns, uint32_t id,
+					    uint32_t *gen);
+	const void *ctx;
 };
 
 struct ev_stack {
 	enum ev_stack_kind kind;
 	uint32_t id; /* EV_STACK_ID */
+	uint32_t gen; /* EV_STACK_ID: its generation (with a resolver; else 0) */
+	const struct ev_idstack *res; /* EV_STACK_ID: what the id stands for, NULL: unresolved */
 	uint32_t nr; /* EV_STACK_FULL: number of frames, leaf first */
 	/*
 	 * EV_STACK_FULL: the frame texts as the input printed them ("sym+0x1/0x2 [mod]" from

@@ -9,7 +9,8 @@
  * calls @fn on each, in the reader's order, so a consumer sees exactly the records, in exactly
  * the order, that the reader would have given it directly. What the reader's records point to
  * (type_name, stack.frames, stack.addrs) is copied with them, as events.h allows a reader to
- * reuse it after the callback.
+ * reuse it after the callback; stack.res points into the resolver's table, which does not
+ * change while the reader runs, and is passed as it is.
  *
  * Return values are those of the direct call: a nonzero return of @fn stops the reader (its
  * callback returns that value, as if @fn had returned it there) and is returned; else the

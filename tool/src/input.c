@@ -128,11 +128,14 @@ static int in_find_map(struct in_src *in, const char *map_opt)
 	return 0;
 }
 
-/* The map's fill from stack_map_stat ("entries: N / CAPACITY"), when one is at hand. */
+/*
+ * The map's fill from stack_map_stat ("entries: N / CAPACITY") and its generation
+ * ("generation: N"), when one is at hand.
+ */
 static void in_find_stat(struct in_src *in)
 {
 	char *path = NULL, *buf = NULL, *p;
-	unsigned long long n, cap;
+	unsigned long long n, cap, gen;
 	size_t len;
 
 	if (in->live)
@@ -145,6 +148,11 @@ static void in_find_stat(struct in_src *in)
 		    sscanf(p, "entries: %llu / %llu", &n, &cap) == 2 && cap) {
 			in->map_entries = n;
 			in->map_capacity = cap;
+		}
+		p = strstr(buf, "generation:");
+		if (p && (p == buf || p[-1] == '\n') && sscanf(p, "generation: %llu", &gen) == 1) {
+			in->map_gen_known = 1;
+			in->map_gen = (uint32_t)gen; /* the definitions carry the low 32 bits */
 		}
 	}
 	free(buf);
@@ -222,11 +230,75 @@ static int in_find_syms(struct in_src *in)
 	return 0;
 }
 
-/* The symbols against the map's frames: a warning when they do not belong to the recording. */
+/*
+ * The symbols against the map's frames, or without a map those of the trace.dat's definitions:
+ * a warning when they do not belong to the recording.
+ */
 static void in_check_syms(const struct in_src *in)
 {
-	if (in->have_syms && in->have_map)
+	struct smbin_map view = {0};
+	size_t i;
+
+	if (in->have_syms && in->have_map) {
 		sm_syms_check_map(&in->syms, &in->map);
+		return;
+	}
+	if (!in->have_syms || !in->stk.finished || !in->stk.addr_defs)
+		return;
+	view.stacks = calloc(in->stk.ndefs, sizeof(*view.stacks));
+	if (!view.stacks)
+		return;
+	for (i = 0; i < in->stk.ndefs; i++)
+		view.stacks[i] = (struct smbin_stack){.id = in->stk.defs[i].id,
+						      .nr = in->stk.defs[i].nr,
+						      .ips = in->stk.defs[i].addrs};
+	view.nr = in->stk.ndefs;
+	sm_syms_check_map(&in->syms, &view);
+	free(view.stacks);
+}
+
+/* The first pass: the recording's stack definitions into in->stk. */
+static int in_text_def(void *arg, const struct tp_def *d)
+{
+	const struct stk_def sd = {.id = d->id,
+				   .gen = d->gen,
+				   .ts_ns = d->ts_ns,
+				   .nr = d->nr,
+				   .texts = d->frames,
+				   .lens = d->lens};
+
+	return stk_add_def(arg, &sd);
+}
+
+static int in_dat_def(void *arg, const struct td_rec *r)
+{
+	const struct stk_def sd = {
+		.id = r->stack_id, .gen = r->gen, .ts_ns = r->ts, .nr = r->nr, .addrs = r->ips};
+
+	return stk_add_def(arg, &sd);
+}
+
+static int in_scan_defs(struct in_src *in)
+{
+	struct td_err err = {0};
+	int ret;
+
+	if (in->kind == IN_TEXT)
+		ret = tp_scan_defs(in->text, in->text_len, in_text_def, &in->stk);
+	else
+		ret = rd_scan_defs(&in->td, in_dat_def, &in->stk, &err);
+	if (ret == -EBADMSG) {
+		sm_err("%s: offset %llu: %s", in->path, (unsigned long long)err.offset, err.msg);
+		return SM_EXIT_DATA;
+	}
+	if (!ret)
+		ret = stk_finish(&in->stk, in->have_map ? &in->map : NULL, in->map_gen_known,
+				 in->map_gen);
+	if (ret) {
+		sm_err("%s: %s", in->path, strerror(-ret));
+		return SM_EXIT_USAGE;
+	}
+	return 0;
 }
 
 static int in_fail(struct in_src *in, const char *what)
@@ -271,6 +343,12 @@ static int in_setup(struct in_src *in, const char *map_opt, unsigned int flags)
 			return ret;
 		if (in->have_map)
 			in_find_stat(in);
+		/* (dump shows the map: it needs the definitions only when there is none) */
+		if (!(flags & IN_F_MAP_OK) || !in->have_map) {
+			ret = in_scan_defs(in);
+			if (ret)
+				return ret;
+		}
 	}
 	if (!(flags & IN_F_NO_SYMS)) {
 		ret = in_find_syms(in);
@@ -307,6 +385,7 @@ int in_open(struct in_src *in, const char *cmd, const char *arg, const char *map
 
 	memset(in, 0, sizeof(*in));
 	syms_init(&in->syms); /* in_close() may run before the symbols are loaded */
+	stk_init(&in->stk);
 	in->cmd = cmd;
 	if (!arg) {
 		if (in_exists(IN_DEFAULT_DAT)) {
@@ -392,6 +471,7 @@ int in_open_mem(struct in_src *in, const char *cmd, const char *name, const void
 {
 	memset(in, 0, sizeof(*in));
 	syms_init(&in->syms); /* in_close() may run before the symbols are loaded */
+	stk_init(&in->stk);
 	in->cmd = cmd;
 	in->name = strdup(name);
 	in->path = strdup(name);
@@ -412,41 +492,14 @@ int in_open_mem(struct in_src *in, const char *cmd, const char *name, const void
 	return in_setup(in, map_opt, IN_F_NO_SYMS);
 }
 
-const struct smbin_stack *in_find(const struct in_src *in, uint32_t id)
-{
-	return in->have_map ? smbin_find(&in->map, id, NULL) : NULL;
-}
-
-/* Whether the map holds @id: a bitmap of the map's ids when they are dense enough. */
-static int in_has(struct in_src *in, uint32_t id)
-{
-	size_t i;
-
-	if (!in->have_map)
-		return 0;
-	if (!in->present && !in->present_tried) {
-		in->present_tried = 1;
-		in->present_n = in->map.nr ? (uint64_t)in->map.stacks[in->map.nr - 1].id + 1 : 0;
-		/* (ids are handed out from 0: a map of N stacks has ids below N; 16 MiB at most) */
-		if (in->present_n && in->present_n <= (1u << 27))
-			in->present = calloc((size_t)(in->present_n + 7) / 8, 1);
-		for (i = 0; in->present && i < in->map.nr; i++)
-			in->present[in->map.stacks[i].id / 8] |=
-				(uint8_t)(1u << (in->map.stacks[i].id % 8));
-	}
-	if (in->present)
-		return id < in->present_n && (in->present[id / 8] >> (id % 8) & 1);
-	return in_find(in, id) != NULL;
-}
-
 static int in_missing_eq(const void *ctx, uint32_t idx, const void *key)
 {
-	return ((const struct in_src *)ctx)->missing[idx] == *(const uint32_t *)key;
+	return ((const struct in_src *)ctx)->missing[idx] == *(const uint64_t *)key;
 }
 
-static int in_note_missing(struct in_src *in, uint32_t id)
+static int in_note_missing(struct in_src *in, uint32_t gen, uint32_t id)
 {
-	uint64_t h = (uint64_t)id * 0x9E3779B97F4A7C15ull;
+	uint64_t key = (uint64_t)gen << 32 | id, h = key * 0x9E3779B97F4A7C15ull;
 	size_t j;
 	int ret;
 
@@ -454,20 +507,34 @@ static int in_note_missing(struct in_src *in, uint32_t id)
 	ret = htab_reserve(&in->missing_idx);
 	if (ret)
 		return ret;
-	if (htab_find(&in->missing_idx, h, in_missing_eq, in, &id, &j) != HTAB_NONE)
+	if (htab_find(&in->missing_idx, h ^ (h >> 29), in_missing_eq, in, &key, &j) != HTAB_NONE)
 		return 0;
 	if (in->nmissing == in->missing_cap) {
 		size_t ncap = in->missing_cap ? in->missing_cap * 2 : 64;
-		uint32_t *n = realloc(in->missing, ncap * sizeof(*n));
+		uint64_t *n = realloc(in->missing, ncap * sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
 		in->missing = n;
 		in->missing_cap = ncap;
 	}
-	in->missing[in->nmissing] = id;
-	htab_insert_at(&in->missing_idx, j, h, (uint32_t)in->nmissing++);
+	in->missing[in->nmissing] = key;
+	htab_insert_at(&in->missing_idx, j, h ^ (h >> 29), (uint32_t)in->nmissing++);
 	return 0;
+}
+
+/* A reference resolved to @res: counted once per stack of the table, by where it came from. */
+static void in_note_resolved(struct in_src *in, const struct ev_idstack *res)
+{
+	uint32_t i = res->index;
+
+	if (!in->seen || in->seen[i / 8] >> (i % 8) & 1)
+		return;
+	in->seen[i / 8] |= (uint8_t)(1u << (i % 8));
+	if (res->from == EV_FROM_DEF)
+		in->st.ids_def++;
+	else
+		in->st.ids_map++;
 }
 
 /* Every record passes here: the counts of in_stats, then the consumer. */
@@ -505,8 +572,10 @@ static int in_on_record(void *arg, const struct ev_record *r)
 		}
 		if (r->stack.kind == EV_STACK_ID) {
 			st->refs_id++;
-			if (!in_has(in, r->stack.id)) {
-				ret = in_note_missing(in, r->stack.id);
+			if (r->stack.res) {
+				in_note_resolved(in, r->stack.res);
+			} else {
+				ret = in_note_missing(in, r->stack.gen, r->stack.id);
 				if (ret)
 					return ret;
 			}
@@ -517,9 +586,9 @@ static int in_on_record(void *arg, const struct ev_record *r)
 	return in->fn(in->fn_arg, r);
 }
 
-static int in_u32_cmp(const void *a, const void *b)
+static int in_u64_cmp(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
 	return x < y ? -1 : (x > y);
 }
@@ -529,6 +598,7 @@ struct in_reader {
 	struct in_src *in;
 	struct td_err err;
 	struct tp_ctx ctx;
+	struct ev_resolver resolver;
 };
 
 static int in_read_dat(void *arg, ev_fn fn, void *fn_arg)
@@ -539,7 +609,7 @@ static int in_read_dat(void *arg, ev_fn fn, void *fn_arg)
 	return rd_feed_records(&in->td, fn, fn_arg,
 			       (in->no_task_fields ? RD_F_NO_TASK_FIELDS : 0) |
 				       (in->no_switch_fields ? RD_F_NO_SWITCH_FIELDS : 0),
-			       &rd->err);
+			       &rd->resolver, &rd->err);
 }
 
 static int in_read_text(void *arg, ev_fn fn, void *fn_arg)
@@ -564,6 +634,18 @@ int in_feed(struct in_src *in, ev_fn fn, void *arg)
 	in->st.ts_first = EV_TS_NONE;
 	in->fn = fn;
 	in->fn_arg = arg;
+	if (!in->stk.finished &&
+	    stk_finish(&in->stk, in->have_map ? &in->map : NULL, in->map_gen_known, in->map_gen)) {
+		sm_err("%s: %s", in->cmd, strerror(ENOMEM));
+		return SM_EXIT_USAGE;
+	}
+	rd.resolver = stk_resolver(&in->stk);
+	free(in->seen); /* (a second feed counts again) */
+	in->seen = calloc(stk_total(&in->stk) / 8 + 1, 1);
+	if (!in->seen) {
+		sm_err("%s: %s", in->cmd, strerror(ENOMEM));
+		return SM_EXIT_USAGE;
+	}
 	if (in->kind == IN_DAT) {
 		ret = evpipe_run(in_read_dat, &rd, in_on_record, in, in->pipeline);
 		if (ret == -EBADMSG) {
@@ -573,6 +655,7 @@ int in_feed(struct in_src *in, ev_fn fn, void *arg)
 		}
 	} else {
 		tp_ctx_init(ctx);
+		ctx->resolver = &rd.resolver;
 		ret = evpipe_run(in_read_text, &rd, in_on_record, in, in->pipeline);
 		in->torn_line = ctx->torn_line;
 		if (!ret && ctx->bad_reason) {
@@ -597,7 +680,7 @@ int in_feed(struct in_src *in, ev_fn fn, void *arg)
 		return SM_EXIT_DATA;
 	}
 	if (in->nmissing)
-		qsort(in->missing, in->nmissing, sizeof(*in->missing), in_u32_cmp);
+		qsort(in->missing, in->nmissing, sizeof(*in->missing), in_u64_cmp);
 	in->st.ids_missing = in->nmissing;
 	return 0;
 }
@@ -625,16 +708,37 @@ void in_notes(const struct in_src *in)
 	if (st->unknown_events)
 		sm_err("%s: %llu events of a type without a format are shown as " EV_TYPE_UNKNOWN,
 		       in->path, (unsigned long long)st->unknown_events);
-	if (st->refs_missing && !in->have_map)
+	if (st->refs_missing && !in->have_map && in->stk.ndefs)
+		sm_err("%s: %llu stack references to %zu ids have no definition in the recording "
+		       "and no stack map was found (looked inside and beside it; give --map FILE): "
+		       "shown as [unknown stack_id N]",
+		       in->path, (unsigned long long)st->refs_missing, st->ids_missing);
+	else if (st->refs_missing && !in->have_map)
 		sm_err("%s: no stack map found (looked inside and beside it; give --map FILE): "
 		       "%llu stack references to %zu ids are shown as [unknown stack_id N]",
 		       in->path, (unsigned long long)st->refs_missing, st->ids_missing);
+	else if (st->refs_missing && in->stk.ndefs)
+		sm_err("%s: %llu stack references to %zu ids have no definition in the recording "
+		       "and are not in %s (stacks of generation %u): shown as [unknown stack_id N]",
+		       in->path, (unsigned long long)st->refs_missing, st->ids_missing,
+		       in->map_from, in->stk.map_gen);
 	else if (st->refs_missing)
 		sm_err("%s: %llu stack references to %zu ids missing from %s are shown as "
 		       "[unknown stack_id N]",
 		       in->path, (unsigned long long)st->refs_missing, st->ids_missing,
 		       in->map_from);
-	if (st->refs_id && !in->have_syms && in->have_map && !sm_opts.no_kallsyms)
+	if (in->stk.dup_differ)
+		sm_err("%s: %llu stack definitions differ from an earlier one of the same "
+		       "generation and id: the earliest is used",
+		       in->path, (unsigned long long)in->stk.dup_differ);
+	if (in->stk.map_differ)
+		sm_err("%s: %zu stack definitions of generation %u differ from %s (the lowest: "
+		       "stack_id %u): the definitions are used (a kernel bug?)",
+		       in->path, in->stk.map_differ, in->stk.map_gen, in->map_from,
+		       in->stk.map_differ_id);
+	/* (frames are addresses: the map's, or a trace.dat's definitions; text ones are names) */
+	if (st->refs_id && !in->have_syms && !sm_opts.no_kallsyms &&
+	    (in->stk.ndefs ? st->ids_map || (in->stk.addr_defs && st->ids_def) : in->have_map))
 		sm_err("%s: no kallsyms found (looked inside and beside it; give --kallsyms FILE): "
 		       "frames are shown as addresses",
 		       in->path);
@@ -648,7 +752,8 @@ void in_close(struct in_src *in)
 	syms_free(&in->syms);
 	htab_free(&in->missing_idx);
 	free(in->missing);
-	free(in->present);
+	free(in->seen);
+	stk_free(&in->stk);
 	free(in->name);
 	free(in->path);
 	free(in->dir);

@@ -17,6 +17,12 @@
  * and, only for a live capture (an input inside the tracefs directory), the live
  * stack_map_bin and /proc/kallsyms, said so on stderr.
  *
+ * The stack definitions of the recording (kernel_stack_def records, `<stack_def N gen G>`
+ * blocks) are read by in_open() in a first pass over it; a recording whose definitions cover
+ * its ids needs no map. Every stack id is then resolved once, by the readers through the table
+ * of stacks.h (whose head comment has the rules: generations, definitions before the map), and
+ * consumers read what it stands for from ev_stack.res.
+ *
  * in_feed() delivers the records of events.h (attribution is decided there and nowhere else:
  * trace_parse.c for text, report_dat.c for trace.dat). Every message about the input (what
  * was lost, unattributed, missing from the map, a torn last line) is printed once, by
@@ -31,6 +37,7 @@
 #include "events.h"
 #include "report_dat.h"
 #include "stackmap.h"
+#include "stacks.h"
 #include "tracedat.h"
 
 enum in_kind {
@@ -47,8 +54,9 @@ enum in_kind {
 struct in_stats {
 	uint64_t events; /* event records (EV_F_EXTRA/UNATTRIBUTED/LOST excluded) */
 	uint64_t refs, refs_id, refs_full; /* stack references */
-	uint64_t refs_missing; /* references to ids the map does not hold */
-	size_t ids_missing; /* distinct such ids */
+	uint64_t refs_missing; /* references to ids that nothing resolves */
+	size_t ids_missing; /* distinct such (generation, id) pairs */
+	size_t ids_def, ids_map; /* distinct ids referenced and resolved from definitions, map */
 	uint64_t unattributed, after_loss; /* references to "(no event)" / "(lost event)" */
 	uint64_t unknown_events; /* records whose event the reader does not know */
 	uint64_t lost_markers, lost_events; /* where the kernel lost events; the counts given */
@@ -75,17 +83,18 @@ struct in_src {
 	char *syms_from;
 	/* from a stack_map_stat beside the input (or the live one): "entries: N / CAPACITY" */
 	uint64_t map_entries, map_capacity;
+	int map_gen_known; /* ... and its "generation: N" line (low 32 bits) */
+	uint32_t map_gen;
+	struct stk_set stk; /* the definitions and the map: what the ids stand for */
 	struct in_stats st;
-	uint32_t *missing; /* distinct missing ids (sorted after in_feed) */
+	uint64_t *missing; /* distinct unresolved (generation << 32 | id) (sorted after in_feed) */
 	size_t nmissing, missing_cap;
 	struct htab missing_idx;
+	uint8_t *seen; /* bitmap over the stk indexes counted in ids_def/ids_map */
 	uint64_t torn_line;
 	int no_task_fields; /* set by a consumer that reads neither comm nor sched_switch fields */
 	int no_switch_fields; /* ... that does not read the sched_switch fields */
 	int pipeline; /* ... whose work gains from a reader on a thread of its own (evpipe.h) */
-	uint8_t *present; /* bitmap of the map's ids (in_on_record), NULL when sparse */
-	uint64_t present_n;
-	int present_tried;
 	/* the consumer's callback, wrapped by in_feed() */
 	ev_fn fn;
 	void *fn_arg;
@@ -110,9 +119,6 @@ int in_feed(struct in_src *in, ev_fn fn, void *arg);
 
 /* in_notes() - the messages about what in_feed() saw, once, on stderr. */
 void in_notes(const struct in_src *in);
-
-/* in_find() - the map record of @id, or NULL. */
-const struct smbin_stack *in_find(const struct in_src *in, uint32_t id);
 
 void in_close(struct in_src *in);
 

@@ -306,30 +306,6 @@ static long pf_stack_unknown(struct pf *p, uint32_t id)
 	return st;
 }
 
-static long pf_stack_id(struct pf *p, uint32_t id)
-{
-	const struct smbin_stack *s;
-	size_t pos = 0, i;
-	long st;
-	int ret;
-
-	s = smbin_find(p->map, id, &pos);
-	if (!s)
-		return pf_stack_unknown(p, id);
-	if (p->map_stack[pos])
-		return p->map_stack[pos] - 1;
-	for (i = 0; i < s->nr; i++) {
-		ret = pf_push_frame(p, pf_loc_addr(p, s->ips[i]));
-		if (ret)
-			return ret;
-	}
-	st = pf_stack_commit(p, s->nr);
-	if (st < 0)
-		return st;
-	p->map_stack[pos] = (uint32_t)st + 1;
-	return st;
-}
-
 /* "sym (ffffffff81000000)" (trace-cmd) carries the address; tracefs frames do not. */
 static uint64_t pf_text_addr(const char *t)
 {
@@ -350,6 +326,66 @@ static uint64_t pf_text_addr(const char *t)
 		v = v << 4 | (uint64_t)d;
 	}
 	return *o == ')' ? v : 0;
+}
+
+/* Push frame texts (addresses from @addrs, else from trace-cmd's "sym (addr)" texts). */
+static int pf_push_texts(struct pf *p, const char *const *frames, const uint64_t *addrs,
+			 uint32_t nr)
+{
+	uint32_t i;
+	int ret;
+
+	for (i = 0; i < nr; i++) {
+		char fn[512];
+		uint64_t addr = addrs ? addrs[i] : pf_text_addr(frames[i]);
+		size_t n = tp_frame_func(frames[i], fn, sizeof(fn));
+		long f = pf_func_text(p, fn, n);
+
+		if (f < 0)
+			return (int)f;
+		ret = pf_push_frame(p, pf_loc(p, addr, (uint32_t)f));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* A stack by id: what the input layer resolved it to (es->res), once per resolved stack. */
+static long pf_stack_id(struct pf *p, const struct ev_stack *es)
+{
+	const struct ev_idstack *s = es->res;
+	uint32_t i;
+	long st;
+	int ret;
+
+	if (!s)
+		return pf_stack_unknown(p, es->id);
+	if (s->index < p->id_stack_cap && p->id_stack[s->index])
+		return p->id_stack[s->index] - 1;
+	if (s->addrs) {
+		for (i = 0; i < s->nr; i++) {
+			ret = pf_push_frame(p, pf_loc_addr(p, s->addrs[i]));
+			if (ret)
+				return ret;
+		}
+	} else {
+		ret = pf_push_texts(p, s->frames, NULL, s->nr);
+		if (ret)
+			return ret;
+	}
+	st = pf_stack_commit(p, s->nr);
+	if (st < 0)
+		return st;
+	if (s->index >= p->id_stack_cap) {
+		uint32_t *n =
+			sm_grow(p->id_stack, &p->id_stack_cap, (size_t)s->index + 1, sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		p->id_stack = n;
+	}
+	p->id_stack[s->index] = (uint32_t)st + 1;
+	return st;
 }
 
 static long pf_stack_full(struct pf *p, const struct ev_stack *es)
@@ -373,18 +409,9 @@ static long pf_stack_full(struct pf *p, const struct ev_stack *es)
 		return key;
 	if ((size_t)key < p->full_stack_cap && p->full_stack[key])
 		return p->full_stack[key] - 1;
-	for (i = 0; i < es->nr; i++) {
-		char fn[512];
-		uint64_t addr = es->addrs ? es->addrs[i] : pf_text_addr(es->frames[i]);
-		size_t n = tp_frame_func(es->frames[i], fn, sizeof(fn));
-		long f = pf_func_text(p, fn, n);
-
-		if (f < 0)
-			return f;
-		ret = pf_push_frame(p, pf_loc(p, addr, (uint32_t)f));
-		if (ret)
-			return ret;
-	}
+	ret = pf_push_texts(p, es->frames, es->addrs, es->nr);
+	if (ret)
+		return ret;
 	st = pf_stack_commit(p, es->nr);
 	if (st < 0)
 		return st;
@@ -503,12 +530,10 @@ static int pf_offcpu(struct pf *p, const struct ev_record *r, long sample)
 
 /* Records --------------------------------------------------------------------------------- */
 
-int pf_init(struct pf *p, const struct smbin_map *map, struct sm_frames *fr,
-	    const struct pf_opts *opts)
+int pf_init(struct pf *p, struct sm_frames *fr, const struct pf_opts *opts)
 {
 	memset(p, 0, sizeof(*p));
 	p->opts = *opts;
-	p->map = map;
 	p->fr = fr;
 	p->ts_min = EV_TS_NONE;
 	tp_strtab_init(&p->strs);
@@ -521,11 +546,6 @@ int pf_init(struct pf *p, const struct smbin_map *map, struct sm_frames *fr,
 	htab_init(&p->off_idx, 1024);
 	if (pf_intern(p, "", 0) != 0)
 		return -ENOMEM;
-	if (map && map->nr) {
-		p->map_stack = calloc(map->nr, sizeof(*p->map_stack));
-		if (!p->map_stack)
-			return -ENOMEM;
-	}
 	return 0;
 }
 
@@ -540,7 +560,7 @@ void pf_free(struct pf *p)
 	free(p->frames);
 	free(p->stacks);
 	htab_free(&p->stack_idx);
-	free(p->map_stack);
+	free(p->id_stack);
 	free(p->full_stack);
 	htab_free(&p->unknown_idx);
 	free(p->unknown_ids);
@@ -635,7 +655,7 @@ int pf_add_record(void *arg, const struct ev_record *r)
 			p->ts_max = r->ts_ns;
 	}
 	if (r->stack.kind == EV_STACK_ID)
-		st = pf_stack_id(p, r->stack.id);
+		st = pf_stack_id(p, &r->stack);
 	else if (r->stack.kind == EV_STACK_FULL)
 		st = pf_stack_full(p, &r->stack);
 	if (r->stack.kind != EV_STACK_NONE) {

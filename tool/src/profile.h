@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * profile - the aggregate that every exporter writes: the stack references of a recording
- * (records of events.h), resolved against stack_map_bin and the symbols, grouped into
+ * (records of events.h, their stack ids resolved by the reader: ev_stack.res), with the
+ * symbols, grouped into
  * samples of (stack, event type, task) with a count and, for off-CPU weighting, a time.
  *
  * Tables (all dense, 0-based):
@@ -9,7 +10,7 @@
  *  - funcs: (name, module) pairs; name without offset, module "" for the core kernel;
  *  - locs: (address, function); address 0 when the input had only a frame text;
  *  - stacks: location sequences, leaf first, deduplicated by their frames (two ids with the
- *    same frames are one stack; ids the map does not hold become one "[unknown stack_id N]"
+ *    same frames are one stack; ids that nothing resolves become one "[unknown stack_id N]"
  *    frame each, SM_UNKNOWN_STACK);
  *  - samples: (stack, event type, pid, comm) with count (stack references) and weight_ns
  *    (off-CPU time, see pf_opts.offcpu);
@@ -72,7 +73,6 @@ struct pf_opts {
 
 struct pf {
 	struct pf_opts opts;
-	const struct smbin_map *map;
 	struct sm_frames *fr;
 	struct tp_strtab strs;
 	struct pf_func *funcs;
@@ -86,7 +86,8 @@ struct pf {
 	struct pf_stack *stacks;
 	size_t nstacks, stacks_cap;
 	struct htab stack_idx;
-	uint32_t *map_stack; /* per map record: stack index + 1, 0 = not yet resolved */
+	uint32_t *id_stack; /* per ev_idstack.index: stack index + 1, 0 = not yet built */
+	size_t id_stack_cap;
 	struct tp_strtab full; /* full-stack frame texts joined by '\n' -> stack via full_stack */
 	uint32_t *full_stack;
 	size_t full_stack_cap;
@@ -111,7 +112,7 @@ struct pf {
 	/* totals */
 	uint64_t nr_events; /* events (records without EV_F_EXTRA) */
 	uint64_t nr_refs; /* stack references */
-	uint64_t nr_refs_unknown; /* references to ids the map does not hold */
+	uint64_t nr_refs_unknown; /* references to ids that nothing resolves */
 	uint64_t nr_unattributed; /* references with no event on their CPU */
 	uint64_t ts_min, ts_max; /* EV_TS_NONE / 0 when no timestamp */
 	uint64_t off_total_ns; /* off-CPU time attributed */
@@ -150,9 +151,12 @@ struct pf {
 	int have_wall;
 };
 
-/* @map and @fr must outlive @p; @fr formats the frames of stacks by id (SM_FRAME_FOLDED). */
-int pf_init(struct pf *p, const struct smbin_map *map, struct sm_frames *fr,
-	    const struct pf_opts *opts);
+/*
+ * @fr must outlive @p; it formats the address frames of stacks by id (SM_FRAME_FOLDED). A
+ * stack id is what its record's stack.res says (events.h: set by a reader given a resolver,
+ * as the input layer's always are), "[unknown stack_id N]" when that is NULL.
+ */
+int pf_init(struct pf *p, struct sm_frames *fr, const struct pf_opts *opts);
 void pf_free(struct pf *p);
 
 /* Add one record (an ev_fn: pass pf_add_record and the pf to a reader). */

@@ -8,7 +8,9 @@
  * of its own CPU, to "(lost event)" when the kernel lost events on that CPU since that event (a
  * page flagged with missed events), or to "(no event)" when that CPU has none yet (its owner was
  * overwritten in the ring buffer). No stack is ever given to another CPU's event. A record
- * whose event id has no format in the file is an event of type "(unknown event)".
+ * whose event id has no format in the file is an event of type "(unknown event)". A stack
+ * definition (kernel_stack_def) is neither an event nor a stack reference: rd_scan_defs()
+ * reads the definitions before the records are delivered, and the delivery skips them.
  */
 #define _GNU_SOURCE
 #include "report_dat.h"
@@ -52,6 +54,7 @@ struct rd_ev {
 	int64_t lost_type; /* of "(lost event)" */
 	int64_t unknown_type; /* of "(unknown event)" */
 	unsigned int flags; /* RD_F_* */
+	const struct ev_resolver *resolver;
 	ev_fn fn;
 	void *arg;
 	/* pid -> comm of saved_cmdlines, direct mapped: a binary search per record otherwise */
@@ -295,13 +298,38 @@ static int rd_on_head(struct rd_ev *e, struct rd_cpu *c, const struct td_rec *r)
 		x.stack.nr = r->kind == TD_STACK ? r->nr : 0;
 		x.stack.addrs = r->kind == TD_STACK ? r->ips : NULL;
 		x.stack.frames = NULL;
+		x.stack.gen = 0;
+		x.stack.res = NULL;
+		if (r->kind == TD_STACK_ID && e->resolver)
+			x.stack.res = e->resolver->resolve(e->resolver->ctx, r->ts, r->stack_id,
+							   &x.stack.gen);
 		return e->fn(e->arg, &x);
-	default: /* user stacks */
+	default: /* user stacks, stack definitions */
 		return 0;
 	}
 }
 
-int rd_feed_records(struct td_file *td, ev_fn fn, void *arg, unsigned int flags, struct td_err *err)
+int rd_scan_defs(struct td_file *td, int (*fn)(void *arg, const struct td_rec *r), void *arg,
+		 struct td_err *err)
+{
+	struct td_iter *it = NULL;
+	struct td_rec r;
+	int i, ret = 0;
+
+	if (td->id_stack_def < 0)
+		return 0; /* a recording without the format has no definitions */
+	for (i = 0; i < td->ncpus && !ret; i++) {
+		ret = td_iter_open(td, i, &it);
+		while (!ret && (ret = td_iter_next(it, &r, err)) == 1)
+			ret = r.kind == TD_STACK_DEF ? fn(arg, &r) : 0;
+		td_iter_close(it);
+		it = NULL;
+	}
+	return ret;
+}
+
+int rd_feed_records(struct td_file *td, ev_fn fn, void *arg, unsigned int flags,
+		    const struct ev_resolver *resolver, struct td_err *err)
 {
 	struct rd_ev e = {.td = td,
 			  .fn = fn,
@@ -309,7 +337,8 @@ int rd_feed_records(struct td_file *td, ev_fn fn, void *arg, unsigned int flags,
 			  .unattr_type = -1,
 			  .lost_type = -1,
 			  .unknown_type = -1,
-			  .flags = flags};
+			  .flags = flags,
+			  .resolver = resolver};
 	struct rd_cpu *cpus = calloc((size_t)td->ncpus + 1, sizeof(*cpus));
 	char *cl = NULL;
 	int i, ret = 0;

@@ -7,9 +7,10 @@
  *   COMM-PID [CPU] FLAGS TIMESTAMP: func <-parent          (function tracer: "function")
  *   COMM-PID [CPU] FLAGS TIMESTAMP: <stack_id N>
  *   COMM-PID [CPU] FLAGS TIMESTAMP: <stack trace>          followed by " => frame" lines
+ *   COMM-PID [CPU] FLAGS TIMESTAMP: <stack_def N gen G>    followed by " => frame" lines
  *   COMM-PID [CPU] TIMESTAMP: kernel_stack: <stack trace > (trace-cmd)
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* memmem */
 #include "trace_parse.h"
 
 #include <errno.h>
@@ -184,6 +185,32 @@ static void tp_body(const char *p, size_t len, struct tp_line *out)
 		out->stack_id = (uint32_t)v;
 		return;
 	}
+	if (tp_starts(p, len, "<stack_def ")) {
+		uint64_t id, gen;
+		size_t d;
+
+		out->kind = TP_BAD_STACK_DEF;
+		i = strlen("<stack_def ");
+		d = tp_digits(p + i, len - i, &id);
+		if (!d || d > 10 || id > UINT32_MAX)
+			return;
+		i += d;
+		if (!tp_starts(p + i, len - i, " gen "))
+			return;
+		i += strlen(" gen ");
+		d = tp_digits(p + i, len - i, &gen);
+		if (!d || d > 10 || gen > UINT32_MAX || i + d >= len || p[i + d] != '>')
+			return;
+		out->kind = TP_STACK_DEF;
+		out->stack_id = (uint32_t)id;
+		out->gen = (uint32_t)gen;
+		/* plugin_stackmap's one-line form: the frames after it, joined by " <- " */
+		for (i += d + 1; i < len && tp_isspace(p[i]); i++)
+			;
+		out->fields = p + i;
+		out->fields_len = len - i;
+		return;
+	}
 	if (tp_starts(p, len, "<stack trace")) {
 		out->kind = TP_STACK_START;
 		return;
@@ -208,7 +235,8 @@ static void tp_body(const char *p, size_t len, struct tp_line *out)
 		}
 		/* "kernel_stack: <stack trace >" and "stack_id: <stack_id N>" (trace-cmd) */
 		if (tp_starts(rest, rlen, "<stack_id ") || tp_starts(rest, rlen, "<stack trace") ||
-		    tp_starts(rest, rlen, "<user stack trace")) {
+		    tp_starts(rest, rlen, "<user stack trace") ||
+		    tp_starts(rest, rlen, "<stack_def ")) {
 			tp_body(rest, rlen, out);
 			return;
 		}
@@ -891,9 +919,44 @@ static int tp_add_frame(struct tp_slot *s, const char *f, size_t len)
 	return 0;
 }
 
+/*
+ * The frames on a definition's own line, in plugin_stackmap's one-line form
+ * ("<stack_def 5 gen 0> f1 <- f2"): their number, the first @max in @frames and @lens.
+ */
+static uint32_t tp_inline_frames(const char *p, size_t len, const char **frames, size_t *lens,
+				 uint32_t max)
+{
+	const char *end = p + len, *sep;
+	uint32_t n = 0;
+
+	while (p < end) {
+		sep = tp_find(p, (size_t)(end - p), " <- ");
+		if (n < max) {
+			frames[n] = p;
+			lens[n] = (size_t)((sep ? sep : end) - p);
+		}
+		n++;
+		if (!sep)
+			break;
+		p = sep + 4;
+	}
+	return n;
+}
+
+#define TP_DEF_NO_FRAMES "<stack_def> without frames"
+#define TP_DEF_TOO_DEEP	 "<stack_def> with more than 64 frames"
+#define TP_DEF_MALFORMED "malformed <stack_def> entry (expected <stack_def ID gen GENERATION>)"
+
 /* End of an open <stack trace> block: its record may be complete now. */
 static void tp_close_block(struct tp_ctx *ctx)
 {
+	/*
+	 * a definition needs a frame (unless its frames were in a torn last line, which a copy
+	 * of a live file may cut anywhere: the definition is then dropped with that line)
+	 */
+	if (ctx->in_block == 3 && !ctx->def_frames &&
+	    !(ctx->torn_line && ctx->def_line + 1 == ctx->torn_line))
+		tp_note_bad(ctx, ctx->def_line, ctx->def_offset, TP_DEF_NO_FRAMES);
 	if (ctx->in_block == 1 && ctx->block_slot >= ctx->head) {
 		struct tp_slot *s = tp_at(ctx, ctx->block_slot);
 		int cpu = s->rec.cpu;
@@ -961,6 +1024,8 @@ static int tp_feed(struct tp_ctx *ctx, const char *line, size_t len, ev_fn fn, v
 	if (l.kind == TP_FRAME) {
 		if (ctx->in_block == 1)
 			return tp_add_frame(tp_at(ctx, ctx->block_slot), l.name, l.name_len);
+		if (ctx->in_block == 3 && ++ctx->def_frames > TP_MAX_DEF_FRAMES)
+			tp_note_bad(ctx, ctx->def_line, ctx->def_offset, TP_DEF_TOO_DEEP);
 		if (!ctx->in_block)
 			ctx->stray_frames++;
 		return 0;
@@ -975,10 +1040,27 @@ static int tp_feed(struct tp_ctx *ctx, const char *line, size_t len, ev_fn fn, v
 			return -ENOMEM;
 		s->rec.stack.kind = EV_STACK_ID;
 		s->rec.stack.id = l.stack_id;
+		s->rec.stack.gen = 0;
+		s->rec.stack.res = NULL;
+		if (ctx->resolver)
+			s->rec.stack.res = ctx->resolver->resolve(ctx->resolver->ctx, l.ts_ns,
+								  l.stack_id, &s->rec.stack.gen);
 		return tp_drain(ctx, fn, arg, 0);
 	case TP_BAD_STACK_ID:
 		ctx->bad_stack_ids++;
 		return tp_note_bad(ctx, ctx->lines, off, "malformed <stack_id> entry");
+	case TP_STACK_DEF:
+		/* not a use of the stack and no event: tp_scan_defs() reads it */
+		ctx->defs++;
+		ctx->in_block = 3;
+		ctx->def_line = ctx->lines;
+		ctx->def_offset = off;
+		ctx->def_frames = tp_inline_frames(l.fields, l.fields_len, NULL, NULL, 0);
+		if (ctx->def_frames > TP_MAX_DEF_FRAMES)
+			tp_note_bad(ctx, ctx->def_line, ctx->def_offset, TP_DEF_TOO_DEEP);
+		return 0;
+	case TP_BAD_STACK_DEF:
+		return tp_note_bad(ctx, ctx->lines, off, TP_DEF_MALFORMED);
 	case TP_LOST:
 		return tp_on_lost(ctx, &l, fn, arg);
 	case TP_STACK_START:
@@ -1040,6 +1122,58 @@ int tp_feed_records(struct tp_ctx *ctx, const char *buf, size_t len, ev_fn fn, v
 		p += n + 1;
 	}
 	return tp_finish_ev(ctx, fn, arg);
+}
+
+int tp_scan_defs(const char *buf, size_t len, int (*fn)(void *arg, const struct tp_def *d),
+		 void *arg)
+{
+	static const char tag[] = "<stack_def ";
+	const char *end = buf + len, *p = buf, *hit, *ls, *le, *q, *qe;
+	struct tp_line l, f;
+	struct tp_def *d;
+	int ret = 0;
+
+	while (end > buf && end[-1] != '\n')
+		end--; /* complete lines only */
+	d = malloc(sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	while (!ret && p < end && (hit = memmem(p, (size_t)(end - p), tag, sizeof(tag) - 1))) {
+		for (ls = hit; ls > p && ls[-1] != '\n'; ls--)
+			;
+		le = memchr(hit, '\n', (size_t)(end - hit));
+		p = le + 1;
+		tp_parse_line(ls, (size_t)(le - ls), &l);
+		if (l.kind != TP_STACK_DEF)
+			continue;
+		d->id = l.stack_id;
+		d->gen = l.gen;
+		d->cpu = l.cpu;
+		d->ts_ns = l.ts_ns;
+		d->nr = tp_inline_frames(l.fields, l.fields_len, d->frames, d->lens,
+					 TP_MAX_DEF_FRAMES);
+		if (d->nr > TP_MAX_DEF_FRAMES)
+			d->nr = TP_MAX_DEF_FRAMES + 1; /* (too deep: left out) */
+		for (q = p; q < end; q = qe + 1) {
+			qe = memchr(q, '\n', (size_t)(end - q));
+			tp_parse(q, (size_t)(qe - q), &f, 0);
+			if (f.kind != TP_FRAME)
+				break;
+			if (d->nr <= TP_MAX_DEF_FRAMES) {
+				if (d->nr < TP_MAX_DEF_FRAMES) {
+					d->frames[d->nr] = f.name;
+					d->lens[d->nr] = f.name_len;
+				}
+				d->nr++;
+			}
+		}
+		p = q;
+		/* the malformed ones are the record parser's to reject */
+		if (d->nr && d->nr <= TP_MAX_DEF_FRAMES)
+			ret = fn(arg, d);
+	}
+	free(d);
+	return ret;
 }
 
 size_t tp_frame_func(const char *frame, char *buf, size_t size)

@@ -5,7 +5,10 @@
  * them.
  *
  * A stack reference is either a `<stack_id N>` entry or a full-stack `<stack trace>` block
- * (lines ` => frame`) that the kernel writes when it falls back to full stacks. Each reference
+ * (lines ` => frame`) that the kernel writes when it falls back to full stacks. A stack
+ * definition, `<stack_def N gen G>` and its ` => frame` lines, is no reference and no event:
+ * tp_scan_defs() collects the definitions (a first pass, the input layer's), the record parser
+ * checks and skips them. Each reference
  * is attributed to the nearest preceding non-stack event line on the same CPU. A reference on
  * a CPU that has shown no event yet is never given to another CPU's event: it is counted in
  * tp_ctx.unattributed and delivered with the event type "(no event)". A lost-events line
@@ -31,6 +34,12 @@ enum tp_kind {
 	TP_EVENT, /* an event line; name is the event type */
 	TP_STACK_ID, /* <stack_id N>; stack_id is set */
 	TP_BAD_STACK_ID, /* <stack_id ...> whose number does not parse */
+	/*
+	 * <stack_def N gen G>: stack_id and gen are set; frame lines follow, or (plugin_stackmap's
+	 * one-line form) the frames are in fields, joined by " <- "
+	 */
+	TP_STACK_DEF,
+	TP_BAD_STACK_DEF, /* <stack_def ...> that does not parse */
 	TP_STACK_START, /* <stack trace>: frame lines follow */
 	TP_USER_STACK_START, /* <user stack trace>: frame lines follow, ignored */
 	TP_FRAME, /* " => frame"; name is the frame text */
@@ -38,7 +47,8 @@ enum tp_kind {
 	TP_OTHER, /* anything else (headers) */
 };
 
-#define TP_MAX_CPU 65535
+#define TP_MAX_CPU	  65535
+#define TP_MAX_DEF_FRAMES 64 /* a definition has 1 to 64 frames, as a stack_map_bin record */
 
 struct tp_line {
 	enum tp_kind kind;
@@ -46,13 +56,15 @@ struct tp_line {
 	const char *name; /* event type or frame text (not NUL-terminated) */
 	size_t name_len;
 	uint32_t stack_id;
+	uint32_t gen; /* TP_STACK_DEF */
 	uint64_t lost; /* TP_LOST: the count, 0 when the line gives none */
 	/* TP_EVENT and stack lines with a header: */
 	const char *comm; /* task name before "-PID" (not NUL-terminated), NULL if none */
 	size_t comm_len;
 	int32_t pid, tgid; /* EV_PID_NONE when not shown */
 	uint64_t ts_ns; /* EV_TS_NONE when the line has no timestamp */
-	const char *fields; /* TP_EVENT: text after "name:" (not NUL-terminated) */
+	/* TP_EVENT: the text after "name:"; TP_STACK_DEF: after ">" (not NUL-terminated) */
+	const char *fields;
 	size_t fields_len;
 };
 
@@ -106,12 +118,17 @@ struct tp_ctx {
 	struct tp_slot *ring; /* waiting records, positions head..tail-1 (masked) */
 	size_t ring_mask; /* capacity - 1 (capacity is a power of two), 0 before first use */
 	uint64_t head, tail;
-	int in_block; /* 0 none, 1 kernel stack, 2 user stack */
+	int in_block; /* 0 none, 1 kernel stack, 2 user stack, 3 stack definition */
 	uint64_t block_slot; /* ring position of the record the open kernel block fills */
 	uint64_t seq; /* events seen */
 	uint64_t lines; /* lines fed */
 	uint64_t offset; /* bytes fed (each line plus its newline) */
 	uint64_t bad_stack_ids; /* TP_BAD_STACK_ID lines */
+	uint64_t def_line, def_offset; /* the open stack definition (in_block 3) */
+	uint32_t def_frames; /* its frames so far */
+	uint64_t defs; /* stack definitions skipped */
+	/* resolves the ids (sets stack.gen and stack.res, events.h); NULL: gen 0, res NULL */
+	const struct ev_resolver *resolver;
 	uint64_t stray_frames; /* frame lines outside a block */
 	uint64_t unattributed; /* references with no earlier event on their CPU */
 	uint64_t after_loss; /* references of lost events (after a loss, before an event) */
@@ -120,7 +137,8 @@ struct tp_ctx {
 	/*
 	 * First sign of a corrupt input, which every caller rejects: line number (1-based) and
 	 * byte offset of the line and the reason; bad_reason is NULL when none. Reasons: a NUL
-	 * byte, a malformed <stack_id> entry.
+	 * byte, a malformed <stack_id> or <stack_def> entry, a <stack_def> without frames or
+	 * with more than TP_MAX_DEF_FRAMES.
 	 */
 	uint64_t bad_line, bad_offset;
 	const char *bad_reason;
@@ -147,6 +165,24 @@ void tp_ctx_free(struct tp_ctx *ctx);
 int tp_feed_line_ev(struct tp_ctx *ctx, const char *line, size_t len, ev_fn fn, void *arg);
 int tp_finish_ev(struct tp_ctx *ctx, ev_fn fn, void *arg);
 int tp_feed_records(struct tp_ctx *ctx, const char *buf, size_t len, ev_fn fn, void *arg);
+
+/* A stack definition as tp_scan_defs() found it. */
+struct tp_def {
+	uint32_t id, gen;
+	int cpu;
+	uint64_t ts_ns; /* of the <stack_def> line */
+	uint32_t nr; /* 1 to TP_MAX_DEF_FRAMES */
+	const char *frames[TP_MAX_DEF_FRAMES]; /* the frame texts (not NUL-terminated) */
+	size_t lens[TP_MAX_DEF_FRAMES];
+};
+
+/*
+ * tp_scan_defs() - call @fn for every well-formed stack definition of the complete lines of
+ * @buf (a last line without newline is not read), in input order. Malformed ones are left to
+ * the record parser, which rejects the input. Return 0 or @fn's nonzero return.
+ */
+int tp_scan_defs(const char *buf, size_t len, int (*fn)(void *arg, const struct tp_def *d),
+		 void *arg);
 
 /*
  * tp_frame_func() - the function part of a frame text for collapsed stacks: "sym+0x1/0x2

@@ -28,6 +28,7 @@
 #define TD_MISSED_EVENTS  (1u << 31)
 #define TD_PAGE_SLACK	  64 /* zeroed bytes after a page copy: kbuffer reads headers ahead */
 #define TD_MAX_FORMAT_LEN (1u << 20)
+#define TD_MAX_DEF_FRAMES 64 /* the frames of a stack (FTRACE_STACKMAP_BIN_MAX_DEPTH) */
 
 /* v7 option ids (trace-cmd.dat.v7(5)) */
 enum {
@@ -778,7 +779,7 @@ static void td_find_stack_events(struct td_file *td)
 	struct tep_format_field *f;
 	struct tep_event *e;
 
-	td->id_stack_id = td->id_kernel_stack = td->id_user_stack = -1;
+	td->id_stack_id = td->id_kernel_stack = td->id_user_stack = td->id_stack_def = -1;
 	e = tep_find_event_by_name(td->tep, "ftrace", "kernel_stack_id");
 	f = e ? tep_find_field(e, "stack_id") : NULL;
 	if (f && f->size >= 1 && f->size <= 8 && f->offset >= 0) {
@@ -799,6 +800,25 @@ static void td_find_stack_events(struct td_file *td)
 	e = tep_find_event_by_name(td->tep, "ftrace", "user_stack");
 	if (e)
 		td->id_user_stack = e->id;
+	/* int stack_id; u32 generation; int size; unsigned long caller[8] (really [size]) */
+	e = tep_find_event_by_name(td->tep, "ftrace", "kernel_stack_def");
+	if (e) {
+		struct tep_format_field *id = tep_find_field(e, "stack_id");
+		struct tep_format_field *gen = tep_find_field(e, "generation");
+		struct tep_format_field *size = tep_find_field(e, "size");
+		struct tep_format_field *caller = tep_find_field(e, "caller");
+
+		td->id_stack_def = e->id;
+		td->def_ok = id && id->size == 4 && id->offset >= 0 && gen && gen->size == 4 &&
+			     gen->offset >= 0 && size && size->size == 4 && size->offset >= 0 &&
+			     caller && caller->offset >= 0;
+		if (td->def_ok) {
+			td->def_id_off = id->offset;
+			td->def_gen_off = gen->offset;
+			td->def_size_off = size->offset;
+			td->def_caller_off = caller->offset;
+		}
+	}
 }
 
 int td_open_mem(struct td_file *td, const void *buf, size_t len, struct td_err *err)
@@ -811,7 +831,7 @@ int td_open_mem(struct td_file *td, const void *buf, size_t len, struct td_err *
 	memset(td, 0, sizeof(*td));
 	td->buf = buf;
 	td->len = len;
-	td->id_stack_id = td->id_kernel_stack = td->id_user_stack = -1;
+	td->id_stack_id = td->id_kernel_stack = td->id_user_stack = td->id_stack_def = -1;
 	if (!td_is_tracedat(buf, len))
 		return td_fail(err, 0, -EBADMSG, "not a trace.dat file (bad magic)");
 	c.pos = TD_MAGIC_LEN;
@@ -977,6 +997,8 @@ static void td_decode(struct td_file *td, struct td_rec *r, uint64_t *ips, size_
 		r->kind = TD_STACK;
 	} else if (r->type == td->id_user_stack) {
 		r->kind = TD_USER_STACK;
+	} else if (r->type == td->id_stack_def) {
+		r->kind = TD_STACK_DEF; /* checked and read by td_decode_def() */
 	} else {
 		r->kind = TD_EVENT;
 	}
@@ -1115,6 +1137,63 @@ static int td_iter_page(struct td_iter *it, struct td_err *err)
 	return 0;
 }
 
+/*
+ * A kernel_stack_def record: stack_id, generation and size frames of caller[] (the format says
+ * caller[8]; the record is as long as its frames). Anything that would read outside the record
+ * or is not a stack (1 to 64 frames) is an error with the offset of the field.
+ */
+static int td_decode_def(struct td_iter *it, struct td_rec *r, struct td_err *err)
+{
+	const struct td_file *td = it->td;
+	const uint8_t *d = r->data;
+	uint64_t off = it->cpu->file_offset + it->off + (uint64_t)(d - it->page), need, i;
+	int cpu = it->cpu->cpu;
+	int32_t id, size;
+
+	if (!td->def_ok)
+		return td_fail(err, off, -EBADMSG,
+			       "CPU %d: kernel_stack_def record, but its format lacks the 4-byte "
+			       "fields stack_id, generation, size or the array caller",
+			       cpu);
+	if (td->def_id_off + 4 > r->size || td->def_gen_off + 4 > r->size ||
+	    td->def_size_off + 4 > r->size || td->def_caller_off > r->size)
+		return td_fail(
+			err, off, -EBADMSG,
+			"CPU %d: kernel_stack_def record of %d bytes is shorter than its fields",
+			cpu, r->size);
+	id = (int32_t)td_get(d + td->def_id_off, 4, td->big_endian);
+	size = (int32_t)td_get(d + td->def_size_off, 4, td->big_endian);
+	if (id < 0)
+		return td_fail(err, off + (uint64_t)td->def_id_off, -EBADMSG,
+			       "CPU %d: kernel_stack_def with a negative stack_id %d", cpu, id);
+	off += (uint64_t)td->def_size_off;
+	if (size <= 0)
+		return td_fail(err, off, -EBADMSG,
+			       "CPU %d: kernel_stack_def of stack_id %d: size %d (a stack has 1 to "
+			       "%d frames)",
+			       cpu, id, size, TD_MAX_DEF_FRAMES);
+	if (size > TD_MAX_DEF_FRAMES)
+		return td_fail(err, off, -EBADMSG,
+			       "CPU %d: kernel_stack_def of stack_id %d: size %d exceeds the %d "
+			       "frames of a stack",
+			       cpu, id, size, TD_MAX_DEF_FRAMES);
+	need = (uint64_t)size * (uint64_t)td->long_size;
+	if (need > (uint64_t)(r->size - td->def_caller_off) || (size_t)size > it->ips_cap)
+		return td_fail(
+			err, off, -EBADMSG,
+			"CPU %d: kernel_stack_def of stack_id %d: size %d needs %llu bytes of "
+			"frames, the record has %d",
+			cpu, id, size, (unsigned long long)need, r->size - td->def_caller_off);
+	for (i = 0; i < (uint64_t)size; i++)
+		it->ips[i] = td_get(d + td->def_caller_off + i * (uint64_t)td->long_size,
+				    td->long_size, td->big_endian);
+	r->stack_id = (uint32_t)id;
+	r->gen = (uint32_t)td_get(d + td->def_gen_off, 4, td->big_endian);
+	r->nr = (uint32_t)size;
+	r->ips = it->ips;
+	return 0;
+}
+
 int td_iter_next(struct td_iter *it, struct td_rec *r, struct td_err *err)
 {
 	size_t hdr = 8 + (size_t)it->td->long_size;
@@ -1151,6 +1230,11 @@ int td_iter_next(struct td_iter *it, struct td_rec *r, struct td_err *err)
 	r->data = data;
 	r->size = size;
 	td_decode(it->td, r, it->ips, it->ips_cap);
+	if (r->kind == TD_STACK_DEF) {
+		ret = td_decode_def(it, r, err);
+		if (ret)
+			return ret;
+	}
 	r->missed = it->missed;
 	r->missed_events = it->missed_events;
 	it->missed = 0;

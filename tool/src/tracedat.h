@@ -60,9 +60,14 @@ struct td_file {
 	char **owned; /* decompressed blocks and copies */
 	size_t nowned;
 	/* event ids of the stack events, -1 when the file has no such format */
-	int id_stack_id, id_kernel_stack, id_user_stack;
+	int id_stack_id, id_kernel_stack, id_user_stack, id_stack_def;
 	int stack_id_off, stack_id_size; /* field stack_id of kernel_stack_id */
 	int kstack_size_off, kstack_caller_off; /* fields size and caller of kernel_stack */
+	/*
+	 * fields stack_id, generation, size and caller of kernel_stack_def; def_ok is 0 when its
+	 * format lacks one of them (its records are then an error)
+	 */
+	int def_id_off, def_gen_off, def_size_off, def_caller_off, def_ok;
 	/*
 	 * trace-cmd's DATE option: wall-clock time = trace timestamp + date_offset_ns. The file
 	 * stores microseconds, so the offset is a multiple of 1000. The records' timestamps are
@@ -112,6 +117,7 @@ enum td_kind {
 	TD_STACK_ID, /* ftrace kernel_stack_id: stack_id set */
 	TD_STACK, /* ftrace kernel_stack: nr frames in ips */
 	TD_USER_STACK, /* ftrace user_stack (not decoded further) */
+	TD_STACK_DEF, /* ftrace kernel_stack_def: stack_id, gen and nr frames in ips */
 	TD_BAD, /* too short for its format, or an unknown event id */
 };
 
@@ -124,6 +130,7 @@ struct td_rec {
 	const void *data; /* the record payload and its size */
 	int size;
 	uint32_t stack_id;
+	uint32_t gen; /* TD_STACK_DEF */
 	uint32_t nr;
 	const uint64_t *ips; /* host order, valid during the callback */
 	/*
@@ -146,7 +153,9 @@ struct td_cpu_stats {
 
 /*
  * td_cpu_iterate() - walk every record of td->cpus[@idx].
- * Return: 0, the callback's non-zero value, -EBADMSG with @err for a malformed page, -ENOMEM.
+ * Return: 0, the callback's non-zero value, -EBADMSG with @err for a malformed page or a
+ * malformed kernel_stack_def record (one whose size is not 1 to 64 frames or runs past the
+ * record, or whose stack_id is negative: doc/TRACEDAT.md), -ENOMEM.
  */
 int td_cpu_iterate(struct td_file *td, int idx, td_rec_fn fn, void *arg, struct td_cpu_stats *st,
 		   struct td_err *err);

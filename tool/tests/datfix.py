@@ -17,6 +17,12 @@ datfix.py missed IN.dat OUT.dat CPU PAGE
 datfix.py badpage IN.dat OUT.dat CPU
     Give the middle page of CPU a commit larger than a page, so that a reader fails there,
     after the records of the pages before it.
+datfix.py dropdef IN.dat OUT.dat ID
+    Turn every kernel_stack_def record of stack_id ID into padding (a discarded event: readers
+    skip it, the timestamps of the records after it stay), as if the buffer had lost it.
+datfix.py defsize IN.dat OUT.dat ID SIZE
+    Set the size field of the first kernel_stack_def record of stack_id ID to SIZE (signed),
+    to make a definition that claims more frames than its record holds, or a bad count.
 datfix.py explode IN.dat DIR
     Write the parts of a version 6 trace.dat as the files of a tracefs tree: events/header_page,
     events/header_event, events/SYSTEM/EVENT/format, per_cpu/cpuN/trace_pipe_raw (the pages),
@@ -233,6 +239,72 @@ def badpage(inp, out, cpu):
     write_v6(dat, out, dat.cpus, dat.kallsyms)
 
 
+def records(page, long_size):
+    """The records of one ring-buffer page: (header offset, payload offset, payload length)."""
+    commit = int.from_bytes(page[8:8 + long_size], "little") & ((1 << 27) - 1)
+    p, end = 8 + long_size, 8 + long_size + commit
+    while p < end:
+        h = int.from_bytes(page[p:p + 4], "little")
+        tl = h & 31
+        if tl == 29:  # padding: array[0] bytes after the header
+            p += 4 + int.from_bytes(page[p + 4:p + 8], "little")
+        elif tl in (30, 31):  # time extend, time stamp
+            p += 8
+        elif tl == 0:
+            n = (int.from_bytes(page[p + 4:p + 8], "little") - 4 + 3) & ~3
+            yield p, p + 8, n
+            p += 8 + n
+        else:
+            yield p, p + 4, tl * 4
+            p += 4 + tl * 4
+
+
+def def_format(dat):
+    """ID and the field offsets of ftrace/kernel_stack_def."""
+    for kind, sys_, text in dat.parts:
+        if kind == "format" and re.search(rb"^name: kernel_stack_def$", text, re.M):
+            off = {m.group(1).decode(): int(m.group(2)) for m in re.finditer(
+                rb"field:[^;]*?(\w+)(?:\[\d*\])?;\toffset:(\d+);", text)}
+            return int(re.search(rb"^ID: (\d+)$", text, re.M).group(1)), off
+    sys.exit("no kernel_stack_def format")
+
+
+def each_def(dat, sid):
+    """(cpu, page offset, header, payload, length) of every definition of stack_id sid."""
+    evid, off = def_format(dat)
+    ps = dat.page_size
+    for cpu, c in enumerate(dat.cpus):
+        for po in range(0, len(c), ps):
+            page = c[po:po + ps]
+            for h, d, n in records(page, dat.long_size):
+                if (int.from_bytes(page[d:d + 2], "little") == evid and
+                        int.from_bytes(page[d + off["stack_id"]:d + off["stack_id"] + 4],
+                                       "little", signed=True) == sid):
+                    yield cpu, po, h, d, n, off
+
+
+def dropdef(inp, out, sid):
+    dat = Dat(open(inp, "rb").read())
+    cpus = [bytearray(c) for c in dat.cpus]
+    found = 0
+    for cpu, po, h, d, n, off in list(each_def(dat, sid)):
+        c = cpus[cpu]
+        hdr = int.from_bytes(c[po + h:po + h + 4], "little")
+        total = d - h + n
+        struct.pack_into("<II", c, po + h, (hdr & ~31) | 29, total - 4)
+        found += 1
+    assert found, "no definition of stack_id %d" % sid
+    write_v6(dat, out, [bytes(c) for c in cpus], dat.kallsyms)
+
+
+def defsize(inp, out, sid, size):
+    dat = Dat(open(inp, "rb").read())
+    cpus = [bytearray(c) for c in dat.cpus]
+    cpu, po, h, d, n, off = next(each_def(dat, sid))
+    struct.pack_into("<i", cpus[cpu], po + d + off["size"], size)
+    write_v6(dat, out, [bytes(c) for c in cpus], dat.kallsyms)
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "shrink":
         shrink(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]),
@@ -245,6 +317,10 @@ if __name__ == "__main__":
         missed(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
     elif sys.argv[1] == "badpage":
         badpage(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    elif sys.argv[1] == "dropdef":
+        dropdef(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    elif sys.argv[1] == "defsize":
+        defsize(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
     elif sys.argv[1] == "explode":
         explode(sys.argv[2], sys.argv[3])
     else:

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "export.h"
+#include "stacks.h"
 #include "tracedat.h"
 
 int main(int argc, char **argv)
@@ -26,6 +27,8 @@ int main(int argc, char **argv)
 	struct ex_opts eo = {.by = EX_BY_EVENT};
 	struct smbin_map map;
 	struct sm_frames fr;
+	struct ev_resolver rs;
+	struct stk_set stk;
 	struct tp_ctx ctx;
 	struct pf p;
 	char *trace, *bin;
@@ -57,7 +60,12 @@ int main(int argc, char **argv)
 	}
 	sm_frames_init(&fr, NULL, 0);
 	tp_ctx_init(&ctx);
-	ret = pf_init(&p, &map, &fr, &po);
+	stk_init(&stk);
+	ret = stk_finish(&stk, &map, 0, 0);
+	rs = stk_resolver(&stk);
+	ctx.resolver = &rs;
+	if (!ret)
+		ret = pf_init(&p, &fr, &po);
 	if (!ret)
 		ret = tp_feed_records(&ctx, trace, tlen, pf_add_record, &p);
 	if (!ret) {
@@ -72,6 +80,7 @@ int main(int argc, char **argv)
 	pf_free(&p);
 	tp_ctx_free(&ctx);
 	sm_frames_free(&fr);
+	stk_free(&stk);
 	smbin_free(&map);
 	free(trace);
 	free(bin);

@@ -16,6 +16,7 @@ echo 1 > "$d/events/kmem/enable"
 echo "# fake trace" > "$d/trace"
 if [ "$3" != nosupport ]; then
 	echo 0 > "$d/options/stackmap"
+	echo 0 > "$d/stack_map_defs"
 	: > "$d/stack_map"
 	cp "$2" "$d/stack_map_bin"
 	printf 'entries:      5 / 16384\ntable_size:   32768\nsuccesses:    12\ndrops:        0\nsuccess_rate: 100%%\n' > "$d/stack_map_stat"

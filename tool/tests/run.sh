@@ -866,6 +866,175 @@ if [ "$tag" = build ] && command -v trace-cmd >/dev/null 2>&1; then
 	unset TRACEEVENT_PLUGIN_DIR
 fi
 
+# --- stack definitions (kernel_stack_def records, <stack_def N gen G> blocks): a recording that
+# defines its stacks needs no map; definitions win over the map, which serves the ids whose
+# definition was lost, in its own generation only (the rules: stackmap.1, INPUT) -------------
+DT=tests/fixtures/trace-defs.txt
+DW=$W/defs # (no stack_map_bin beside the files made here)
+mkdir -p "$DW"
+# (a) text, no map anywhere: every id from the definitions (one used on CPU 0 before CPU 2
+# committed its definition, one defined twice), nothing on stderr
+golden defs-text-report $SM report $DT
+golden defs-text-json $SM report --json --top 1 $DT
+golden defs-text-folded $SM export --format folded $DT
+golden defs-text-events "$B/evdump" $DT
+# (b) one definition lost (stack_id 9 used, never defined): the map resolves it
+golden defs-text-lost-def $SM report $K --map "$W/basic.bin" tests/fixtures/trace-defs-map.txt
+golden defs-text-lost-def-no-map $SM report $K tests/fixtures/trace-defs-map.txt
+# (c) two generations in one text: stack_id 3 is another stack in each; stack_id 9, never
+# defined, resolves from the map (stack_map_stat: generation 1) in generation 1 only
+mkdir -p "$W/gens"
+cp tests/fixtures/trace-defs-gens.txt "$W/gens/trace"
+cp "$W/basic.bin" "$W/gens/stack_map_bin"
+printf 'entries:      5 / 16384\ngeneration:   1\n' >"$W/gens/stack_map_stat"
+golden defs-text-generations $SM report $K "$W/gens"
+golden defs-text-generations-folded $SM export $K --format folded "$W/gens"
+# (d) a malformed definition: FILE:LINE and the reason, exit 1, no output (no file either)
+sed 's/<stack_def 7 gen 0>/<stack_def x gen 0>/' $DT >"$DW/def-bad-id.txt"
+sed 's/<stack_def 2 gen 0>/<stack_def 2>/' $DT >"$DW/def-no-gen.txt"
+sed 's/<stack_def 5 gen 0>/<stack_def 5 gen 4294967296>/' $DT >"$DW/def-big-gen.txt"
+awk '/<stack_def 2 gen 0>/ {print; skip = 1; next} skip && /^ =>/ {next} {skip = 0; print}' $DT \
+	>"$DW/def-no-frames.txt"
+awk '{print} /<stack_def 5 gen 0>/ {for (i = 0; i < 65; i++) print " => f" i}' $DT \
+	>"$DW/def-deep.txt"
+# (the one-line form of plugin_stackmap: the frames on the definition's line)
+awk '/<stack_def 2 gen 0>/ {s = $0 " f0"; for (i = 1; i < 65; i++) s = s " <- f" i; print s
+	skip = 1; next} skip && /^ =>/ {next} {skip = 0; print}' $DT >"$DW/def-deep-inline.txt"
+for c in bad-id no-gen big-gen no-frames deep deep-inline; do
+	golden "defs-text-err-$c" $SM report "$DW/def-$c.txt"
+	golden "defs-text-err-$c-export" $SM export --format pprof -o "$DW/def-out.pprof" "$DW/def-$c.txt"
+done
+if [ -e "$DW/def-out.pprof" ]; then ko defs-text-err-no-file; else ok defs-text-err-no-file; fi
+# a definition whose frames a torn last line cut off is left out with the torn line
+head -c $(($(grep -bo '<stack_def 2 gen 0>' $DT | cut -d: -f1) + 30)) $DT >"$DW/def-torn.txt"
+golden defs-text-torn $SM report "$DW/def-torn.txt"
+# the kernel's own text (the recording of tests/fixtures/defs, made with stack_map_defs = 1)
+golden defs-text-real $SM report --top 2 tests/fixtures/defs/trace
+# (e) trace.dat (trace-cmd record's stream from the 6.12 series with stack_map_defs, v7
+# converted to v6 by trace-cmd convert and shrunk by datfix.py; every stack defined in it):
+# alone it needs no map and says nothing; beside its own map the definitions win and agree
+D2=tests/fixtures/defs
+cp $D2/trace.dat "$DW/alone.dat"
+golden defs-dat-no-map $SM report --top 2 "$DW/alone.dat"
+golden defs-dat-with-map $SM report --top 1 $D2
+golden defs-dat-json $SM report --json --top 1 $D2
+$SM report --folded "$DW/alone.dat" >"$DW/a.folded" 2>&1
+$SM report --folded $D2 >"$DW/b.folded" 2>&1
+$SM export --format folded "$DW/alone.dat" 2>&1 | refs >"$DW/refs"
+if cmp -s "$DW/a.folded" "$DW/b.folded" && [ "$(cat "$DW/refs")" = 774 ] &&
+	! grep -q unknown "$DW/a.folded"; then
+	ok defs-dat-same-with-and-without-map
+else
+	ko "defs-dat-same-with-and-without-map ($(cat "$DW/refs") references)"
+fi
+# the definition of stack_id 6 lost (padding in its place): the map beside resolves it, and
+# without one its 95 references stay unknown
+mkdir -p "$W/defs-drop"
+python3 tests/datfix.py dropdef $D2/trace.dat "$W/defs-drop/trace.dat" 6
+golden defs-dat-lost-def-no-map $SM report --top 1 "$W/defs-drop/trace.dat"
+cp $D2/stack_map_bin $D2/stack_map_stat "$W/defs-drop/"
+golden defs-dat-lost-def $SM report --top 1 "$W/defs-drop"
+# a map that disagrees with the definitions of its generation: said once, definitions used
+golden defs-dat-map-differs $SM report --top 0 --map "$W/basic.bin" $D2/trace.dat
+golden defs-dat-dump-no-map $SM dump "$DW/alone.dat"
+# a kernel_stack_def whose size is negative, 0, more than 64 frames or more than the record
+# holds (stack_id 6 has 10 frames, 80 bytes): the offset of its size field and the reason,
+# exit 1, nothing written, in every reading command
+for v in -1 0 65 11; do
+	python3 tests/datfix.py defsize $D2/trace.dat "$DW/defsize$v.dat" 6 "$v"
+	golden "defs-dat-err-size$v" $SM report "$DW/defsize$v.dat"
+	golden "defs-dat-err-size$v-export" $SM export --format perfetto -o "$DW/defsize.out" \
+		"$DW/defsize$v.dat"
+done
+golden defs-dat-err-size-diff $SM diff "$DW/alone.dat" "$DW/defsize11.dat"
+if [ -e "$DW/defsize.out" ]; then ko defs-dat-err-no-file; else ok defs-dat-err-no-file; fi
+if [ "$tag" = build ] && command -v trace-cmd >/dev/null 2>&1; then
+	# version 7 (zstd), as trace-cmd record writes it: the same report
+	trace-cmd convert -i $D2/trace.dat --file-version 7 --compression zstd -o "$DW/v7.dat" \
+		>/dev/null 2>&1
+	$SM report --top 2 "$DW/v7.dat" >"$DW/v7.out" 2>&1
+	if $SM report --top 2 "$DW/alone.dat" 2>&1 | sed "s|alone.dat|v7.dat|" |
+		cmp -s - "$DW/v7.out"; then
+		ok defs-dat-v7
+	else
+		ko defs-dat-v7
+		head -3 "$DW/v7.out"
+	fi
+	# (f) the plugin, with no map: every definition and every id event is followed by its
+	# frames, nothing on stderr; an id's frames are its definition's
+	export TRACEEVENT_PLUGIN_DIR=$B
+	trace-cmd report -i "$DW/alone.dat" >"$W/dtc" 2>"$W/dtcerr"
+	defs=$(grep -c 'kernel_stack_def: *<stack_def [0-9]* gen 0>$' "$W/dtc")
+	ids=$(grep -c 'kernel_stack_id: *<stack_id [0-9]*>$' "$W/dtc")
+	fr=$(grep -A1 -E 'kernel_stack_(id|def): *<stack_' "$W/dtc" |
+		grep -cE '^=> [A-Za-z_.0-9]+ \([0-9a-f]+\)$')
+	if [ "$defs" = 131 ] && [ "$ids" = 774 ] && [ "$fr" = $((defs + ids)) ] && [ ! -s "$W/dtcerr" ]; then
+		ok "plugin-defs-no-map ($defs definitions, $ids ids)"
+	else
+		ko "plugin-defs-no-map ($defs definitions, $ids ids, $fr with frames)"
+		head -3 "$W/dtcerr"
+	fi
+	frames_of() { # FILE PATTERN: the function names of the first block after PATTERN
+		awk -v p="$2" 'index($0, p) {on = 1; next} on && /^=> / {print $2; next} on {exit}' "$1"
+	}
+	frames_of "$W/dtc" '<stack_def 6 gen 0>' >"$W/def6"
+	frames_of "$W/dtc" '<stack_id 6>' >"$W/id6"
+	$SM dump --map $D2/stack_map_bin "$DW/alone.dat" | awk '$1 == "stack_id" {on = $2 == 6; next}
+		on && /^  \[/ {sub(/\+.*/, "", $2); print $2}' >"$W/dump6"
+	if [ -s "$W/id6" ] && cmp -s "$W/id6" "$W/def6" && cmp -s "$W/id6" "$W/dump6"; then
+		ok plugin-defs-id-from-definition
+	else
+		ko plugin-defs-id-from-definition
+		diff "$W/dump6" "$W/id6" | head -5
+	fi
+	trace-cmd report -O stackmap:oneline=1 -i "$DW/alone.dat" >"$W/dtc1" 2>"$W/dtc1err"
+	if [ "$(grep -cE 'kernel_stack_def: *<stack_def [0-9]+ gen 0> [^ ].* <- ' "$W/dtc1")" = 131 ] &&
+		! grep -q '^=> ' "$W/dtc1"; then
+		ok plugin-defs-oneline
+	else
+		ko plugin-defs-oneline
+	fi
+	# a lost definition: from the map beside the file when there is one, else the bare id
+	# and the once-only message
+	trace-cmd report -i "$W/defs-drop/trace.dat" >"$W/dtc2" 2>"$W/dtc2err"
+	frames_of "$W/dtc2" '<stack_id 6>' >"$W/id6-map"
+	if cmp -s "$W/id6-map" "$W/dump6" && [ ! -s "$W/dtc2err" ]; then ok plugin-defs-lost-from-map; else ko plugin-defs-lost-from-map; fi
+	cp "$W/defs-drop/trace.dat" "$DW/drop-alone.dat"
+	trace-cmd report -i "$DW/drop-alone.dat" >"$W/dtc3" 2>"$W/dtc3err"
+	if [ "$(grep -c 'plugin_stackmap: no stack map' "$W/dtc3err")" = 1 ] &&
+		[ "$(grep -c 'kernel_stack_id: *<stack_id 6>$' "$W/dtc3")" = 95 ] &&
+		[ "$(grep -A1 'kernel_stack_id: *<stack_id 6>$' "$W/dtc3" | grep -c '^=> ')" = 0 ]; then
+		ok plugin-defs-lost-no-map
+	else
+		ko plugin-defs-lost-no-map
+	fi
+	# trace-cmd report's text with the plugin is an input like any other: the same stacks
+	$SM report --folded "$W/dtc" >"$W/dtc.folded" 2>&1
+	if cmp -s "$W/dtc.folded" "$DW/a.folded"; then ok defs-trace-cmd-text-equals-dat; else
+		ko defs-trace-cmd-text-equals-dat
+		diff "$DW/a.folded" "$W/dtc.folded" | head -5
+	fi
+	# ... and in the one-line form (the frames of a definition on its line, joined by " <- ")
+	$SM report --folded "$W/dtc1" >"$W/dtc1.folded" 2>&1
+	if cmp -s "$W/dtc1.folded" "$DW/a.folded"; then ok defs-trace-cmd-oneline-equals-dat; else
+		ko defs-trace-cmd-oneline-equals-dat
+		diff "$DW/a.folded" "$W/dtc1.folded" | head -5
+	fi
+	unset TRACEEVENT_PLUGIN_DIR
+fi
+# record --defs: stack_map_defs is 1 while the command runs and 0 again after; a kernel
+# without the file is refused before anything changes, naming it
+sh tests/fake_tracefs.sh "$F" "$W/basic.bin"
+golden record-defs sh -c "$SM --tracefs $F record --defs -F text -o $W/recdefs $RK -- \
+	sh -c 'echo during: \$(cat $F/stack_map_defs)'; echo exit \$?;
+	echo after: \$(cat $F/stack_map_defs); sh tests/run_state.sh $F"
+echo 1 >"$F/stack_map_defs"
+golden record-defs-was-on sh -c "$SM --tracefs $F record --defs -F text -o $W/recdefs1 $RK -- true >/dev/null;
+	echo exit \$?; echo after: \$(cat $F/stack_map_defs)"
+rm "$F/stack_map_defs"
+golden record-defs-err-no-file sh -c "$SM --tracefs $F record --defs -o $W/recdefs2 $RK -- true;
+	echo exit \$?; ls $W/recdefs2 2>&1 | sed 's/.*: //'; sh tests/run_state.sh $F"
+
 # --- the reader on a thread of its own (src/evpipe.c): every command gives exactly the answer,
 # the files, the messages and the exit status of the direct call (STACKMAP_THREADS=1), on one
 # batch and on many, after a reader's error in the middle of the input (a truncated page) and
@@ -904,7 +1073,8 @@ pipe_same() { # NAME CMD... (an output file, if any, is $W/pipe-file)
 }
 for in in dat:$D/trace.dat many:"$W/pipe.dat" cut:"$W/pipe-cut.dat" unknown:"$W/unk.dat" \
 	bad:"$W/pipe-bad.dat" missed:"$W/missed.dat" text:tests/fixtures/trace-report.txt \
-	text-bad:tests/fixtures/trace.txt; do
+	text-bad:tests/fixtures/trace.txt defs-dat:tests/fixtures/defs/trace.dat \
+	defs-text:tests/fixtures/trace-defs.txt defs-lost:"$W/defs-drop" defs-gens:"$W/gens"; do
 	f=${in#*:}
 	pipe_same "report-${in%%:*}" $SM report $K --top 5 "$f"
 	pipe_same "folded-${in%%:*}" $SM export $K --format folded "$f"

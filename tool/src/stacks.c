@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The table of what a recording's stack ids stand for: its definitions and its map. See
+ * stacks.h for the rules.
+ */
+#include "stacks.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stackmap.h"
+
+void stk_init(struct stk_set *s)
+{
+	memset(s, 0, sizeof(*s));
+	htab_init(&s->idx, 64);
+}
+
+void stk_free(struct stk_set *s)
+{
+	free(s->defs);
+	free(s->def_ts);
+	free(s->def_first);
+	htab_free(&s->idx);
+	free(s->addrs);
+	free(s->text);
+	free(s->toffs);
+	free(s->tptrs);
+	free(s->gens);
+	free(s->mstk);
+	memset(s, 0, sizeof(*s));
+}
+
+static uint64_t stk_hash(uint32_t gen, uint32_t id)
+{
+	uint64_t h = ((uint64_t)gen << 32 | id) * 0x9E3779B97F4A7C15ull;
+
+	return h ^ (h >> 29);
+}
+
+struct stk_key {
+	uint32_t gen, id;
+};
+
+static int stk_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct ev_idstack *d = &((const struct stk_set *)ctx)->defs[idx];
+	const struct stk_key *k = key;
+
+	return d->id == k->id && d->gen == k->gen;
+}
+
+/* Whether definition @i holds the frames of @d (before stk_finish(): from the offsets). */
+static int stk_same(const struct stk_set *s, size_t i, const struct stk_def *d)
+{
+	size_t first = s->def_first[i], k;
+
+	if (s->defs[i].nr != d->nr)
+		return 0;
+	if (d->addrs)
+		return !memcmp(s->addrs + first, d->addrs, d->nr * sizeof(*d->addrs));
+	for (k = 0; k < d->nr; k++) {
+		const char *t = s->text + s->toffs[first + k];
+
+		if (strlen(t) != d->lens[k] || memcmp(t, d->texts[k], d->lens[k]))
+			return 0;
+	}
+	return 1;
+}
+
+/* Append the frames of @d; *@first gets the index of the first one. */
+static int stk_store(struct stk_set *s, const struct stk_def *d, size_t *first)
+{
+	size_t k, need, *o;
+	uint64_t *a;
+	char *t;
+
+	if (d->addrs) {
+		a = sm_grow(s->addrs, &s->addrs_cap, s->naddrs + d->nr, sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		s->addrs = a;
+		memcpy(s->addrs + s->naddrs, d->addrs, d->nr * sizeof(*d->addrs));
+		*first = s->naddrs;
+		s->naddrs += d->nr;
+		return 0;
+	}
+	for (need = 0, k = 0; k < d->nr; k++)
+		need += d->lens[k] + 1;
+	t = sm_grow(s->text, &s->tcap, s->tlen + need, 1);
+	if (!t)
+		return -ENOMEM;
+	s->text = t;
+	o = sm_grow(s->toffs, &s->toffs_cap, s->ntoffs + d->nr, sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	s->toffs = o;
+	*first = s->ntoffs;
+	for (k = 0; k < d->nr; k++) {
+		s->toffs[s->ntoffs++] = s->tlen;
+		memcpy(s->text + s->tlen, d->texts[k], d->lens[k]);
+		s->tlen += d->lens[k];
+		s->text[s->tlen++] = '\0';
+	}
+	return 0;
+}
+
+int stk_add_def(struct stk_set *s, const struct stk_def *d)
+{
+	struct stk_key key = {.gen = d->gen, .id = d->id};
+	uint64_t h = stk_hash(d->gen, d->id);
+	size_t pos, first, cap, i;
+	uint32_t idx;
+	int ret;
+
+	if (s->finished || !d->nr || d->nr > SMBIN_MAX_DEPTH ||
+	    (s->ndefs && !!d->addrs != !!s->addr_defs))
+		return -EINVAL; /* (one recording has text or addresses, never both) */
+	ret = htab_reserve(&s->idx);
+	if (ret)
+		return ret;
+	idx = htab_find(&s->idx, h, stk_eq, s, &key, &pos);
+	if (idx != HTAB_NONE) {
+		if (stk_same(s, idx, d)) {
+			if (d->ts_ns < s->def_ts[idx])
+				s->def_ts[idx] = d->ts_ns;
+			return 0;
+		}
+		s->dup_differ++;
+		if (d->ts_ns >= s->def_ts[idx])
+			return 0;
+		ret = stk_store(s, d, &first); /* the earlier one is kept */
+		if (ret)
+			return ret;
+		s->def_first[idx] = first;
+		s->defs[idx].nr = d->nr;
+		s->def_ts[idx] = d->ts_ns;
+		return 0;
+	}
+	if (s->ndefs == s->defs_cap) {
+		/* three arrays of one capacity: each grows from the old one */
+		void *n;
+
+		cap = s->defs_cap;
+		if (!(n = sm_grow(s->defs, &cap, s->ndefs + 1, sizeof(*s->defs))))
+			return -ENOMEM;
+		s->defs = n;
+		cap = s->defs_cap;
+		if (!(n = sm_grow(s->def_ts, &cap, s->ndefs + 1, sizeof(*s->def_ts))))
+			return -ENOMEM;
+		s->def_ts = n;
+		cap = s->defs_cap;
+		if (!(n = sm_grow(s->def_first, &cap, s->ndefs + 1, sizeof(*s->def_first))))
+			return -ENOMEM;
+		s->def_first = n;
+		s->defs_cap = cap;
+	}
+	ret = stk_store(s, d, &first);
+	if (ret)
+		return ret;
+	i = s->ndefs++;
+	s->defs[i] = (struct ev_idstack){
+		.id = d->id, .gen = d->gen, .nr = d->nr, .index = (uint32_t)i, .from = EV_FROM_DEF};
+	s->def_ts[i] = d->ts_ns;
+	s->def_first[i] = first;
+	if (d->addrs)
+		s->addr_defs++;
+	htab_insert_at(&s->idx, pos, h, (uint32_t)i);
+	return 0;
+}
+
+static int stk_gen_cmp_num(const void *a, const void *b)
+{
+	const struct stk_gen *x = a, *y = b;
+
+	if (x->gen != y->gen)
+		return x->gen < y->gen ? -1 : 1;
+	return x->first_ts < y->first_ts ? -1 : (x->first_ts > y->first_ts);
+}
+
+static int stk_gen_cmp_ts(const void *a, const void *b)
+{
+	const struct stk_gen *x = a, *y = b;
+
+	if (x->first_ts != y->first_ts)
+		return x->first_ts < y->first_ts ? -1 : 1;
+	return x->gen < y->gen ? -1 : (x->gen > y->gen);
+}
+
+/* The generations and the first timestamp of each, ordered by it. */
+static int stk_gens(struct stk_set *s)
+{
+	size_t i, n = 0;
+
+	if (!s->ndefs)
+		return 0;
+	s->gens = calloc(s->ndefs, sizeof(*s->gens));
+	if (!s->gens)
+		return -ENOMEM;
+	for (i = 0; i < s->ndefs; i++)
+		s->gens[i] = (struct stk_gen){.first_ts = s->def_ts[i], .gen = s->defs[i].gen};
+	qsort(s->gens, s->ndefs, sizeof(*s->gens), stk_gen_cmp_num);
+	for (i = 0; i < s->ndefs; i++)
+		if (!n || s->gens[n - 1].gen != s->gens[i].gen)
+			s->gens[n++] =
+				s->gens[i]; /* the first of each number has its earliest ts */
+	s->ngens = n;
+	qsort(s->gens, n, sizeof(*s->gens), stk_gen_cmp_ts);
+	return 0;
+}
+
+int stk_finish(struct stk_set *s, const struct smbin_map *map, int map_gen_known, uint32_t map_gen)
+{
+	const struct smbin_stack *m;
+	size_t i, total;
+	int ret;
+
+	if (s->finished)
+		return 0;
+	if (s->ntoffs) {
+		s->tptrs = calloc(s->ntoffs, sizeof(*s->tptrs));
+		if (!s->tptrs)
+			return -ENOMEM;
+		for (i = 0; i < s->ntoffs; i++)
+			s->tptrs[i] = s->text + s->toffs[i];
+	}
+	for (i = 0; i < s->ndefs; i++) {
+		if (s->addr_defs)
+			s->defs[i].addrs = s->addrs + s->def_first[i];
+		else
+			s->defs[i].frames = s->tptrs + s->def_first[i];
+	}
+	ret = stk_gens(s);
+	if (ret)
+		return ret;
+	s->map = map && map->nr ? map : NULL;
+	s->map_gen = map_gen_known ? map_gen : s->ngens ? s->gens[s->ngens - 1].gen : 0;
+	if (s->map) {
+		s->mstk = calloc(map->nr, sizeof(*s->mstk));
+		if (!s->mstk)
+			return -ENOMEM;
+		for (i = 0; i < map->nr; i++) {
+			m = &map->stacks[i];
+			s->mstk[i] = (struct ev_idstack){.id = m->id,
+							 .gen = s->map_gen,
+							 .nr = m->nr,
+							 .ref_count = m->ref_count,
+							 .addrs = m->ips,
+							 .index = (uint32_t)(s->ndefs + i),
+							 .from = EV_FROM_MAP};
+		}
+		for (i = 0; s->addr_defs && i < s->ndefs; i++) {
+			const struct ev_idstack *d = &s->defs[i];
+
+			if (d->gen != s->map_gen || !(m = smbin_find(map, d->id, NULL)))
+				continue;
+			if ((m->nr != d->nr ||
+			     memcmp(m->ips, d->addrs, d->nr * sizeof(*d->addrs))) &&
+			    (!s->map_differ++ || d->id < s->map_differ_id))
+				s->map_differ_id = d->id;
+		}
+	}
+	total = stk_total(s);
+	if (total > UINT32_MAX)
+		return -E2BIG;
+	s->finished = 1;
+	return 0;
+}
+
+uint32_t stk_gen_at(const struct stk_set *s, uint64_t ts_ns)
+{
+	size_t lo = 0, hi = s->ngens;
+
+	if (s->ngens <= 1)
+		return s->ngens ? s->gens[0].gen : 0;
+	/* the last generation whose first definition is not after ts_ns; else the first */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->gens[mid].first_ts <= ts_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return s->gens[lo ? lo - 1 : 0].gen;
+}
+
+const struct ev_idstack *stk_resolve(const struct stk_set *s, uint64_t ts_ns, uint32_t id,
+				     uint32_t *gen)
+{
+	const struct smbin_map *m = s->map;
+	struct stk_key key;
+	uint32_t g = stk_gen_at(s, ts_ns), idx;
+	size_t pos;
+
+	*gen = g;
+	if (s->ndefs) {
+		key = (struct stk_key){.gen = g, .id = id};
+		idx = htab_find(&s->idx, stk_hash(g, id), stk_eq, s, &key, NULL);
+		if (idx != HTAB_NONE)
+			return &s->defs[idx];
+		if (g != s->map_gen)
+			return NULL;
+	}
+	if (!m)
+		return NULL;
+	/* ids are handed out from 0: a map without holes has id i at position i */
+	if (id < m->nr && m->stacks[id].id == id)
+		return &s->mstk[id];
+	return smbin_find(m, id, &pos) ? &s->mstk[pos] : NULL;
+}
+
+static const struct ev_idstack *stk_resolve_cb(const void *ctx, uint64_t ts_ns, uint32_t id,
+					       uint32_t *gen)
+{
+	return stk_resolve(ctx, ts_ns, id, gen);
+}
+
+struct ev_resolver stk_resolver(const struct stk_set *s)
+{
+	return (struct ev_resolver){.resolve = stk_resolve_cb, .ctx = s};
+}

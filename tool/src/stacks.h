@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * stacks - what the stack ids of a recording stand for: the recording's own stack definitions
+ * (kernel_stack_def records, `<stack_def N gen G>` blocks) and the stack map (stack_map_bin).
+ *
+ * With the kernel's stack_map_defs set, the first use of each stack in a generation of the map
+ * (a reset of the map starts a new one, and ids start again from 0) writes a definition just
+ * before the id event, on the same CPU. Another CPU may use the id a few events before that
+ * definition is committed, so every definition is collected first (stk_add_def(), the input
+ * layer's first pass over the recording), then the table is closed (stk_finish()) and only
+ * read while the references are resolved (stk_resolve(), from any thread).
+ *
+ * The rules it implements (which generation a reference belongs to, definitions before the
+ * map, the map's generation, repeated and disagreeing definitions) are written down once, in
+ * the man page (stackmap.1, INPUT, "Stack definitions"); stk_gen_at() and stk_resolve() are
+ * them. The generations are ordered by their first definition's timestamp (gens); the map's
+ * records get ev_idstack entries of their own (mstk) so that every resolved stack has one
+ * dense index. This library never prints; functions return 0 or a negative errno.
+ */
+#ifndef STACKS_H
+#define STACKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "events.h"
+#include "htab.h"
+#include "smbin.h"
+
+/* One definition as a reader found it (the frames are copied by stk_add_def()). */
+struct stk_def {
+	uint32_t id, gen;
+	uint64_t ts_ns;
+	uint32_t nr; /* 1 to SMBIN_MAX_DEPTH */
+	const uint64_t *addrs; /* addresses (trace.dat), or NULL and: */
+	const char *const *texts; /* frame texts (trace text), not NUL-terminated, */
+	const size_t *lens; /* their lengths */
+};
+
+struct stk_gen {
+	uint64_t first_ts; /* the earliest definition of the generation */
+	uint32_t gen;
+};
+
+struct stk_set {
+	/* definitions in the order first seen; index i is ev_idstack.index i */
+	struct ev_idstack *defs;
+	size_t ndefs, defs_cap;
+	uint64_t *def_ts; /* per definition: the timestamp of the one kept */
+	size_t *def_first; /* per definition: its first frame in addrs or toffs */
+	struct htab idx; /* over defs, hashed by (gen, id) */
+	uint64_t *addrs; /* address frames, back to back */
+	size_t naddrs, addrs_cap;
+	char *text; /* text frames, each NUL-terminated */
+	size_t tlen, tcap;
+	size_t *toffs; /* start of each text frame in text */
+	size_t ntoffs, toffs_cap;
+	const char **tptrs; /* stk_finish(): the pointers behind defs[i].frames */
+	size_t addr_defs; /* definitions with addresses */
+	/* stk_finish(): generations ordered by first_ts (ties by number) */
+	struct stk_gen *gens;
+	size_t ngens;
+	/* the map (NULL when none), its generation and a record per map stack */
+	const struct smbin_map *map;
+	uint32_t map_gen;
+	struct ev_idstack *mstk; /* mstk[i] stands for map->stacks[i], index ndefs + i */
+	int finished;
+	uint64_t dup_differ; /* definitions that differ from an earlier one of their (gen, id) */
+	size_t map_differ; /* definitions that differ from the map's record of their id */
+	uint32_t map_differ_id; /* the lowest such id */
+};
+
+void stk_init(struct stk_set *s);
+void stk_free(struct stk_set *s);
+
+/* stk_add_def() - add a definition (before stk_finish()). Return 0 or -ENOMEM. */
+int stk_add_def(struct stk_set *s, const struct stk_def *d);
+
+/*
+ * stk_finish() - close the table: order the generations, take @map (NULL: none; it must
+ * outlive @s) of generation @map_gen, or, when @map_gen_known is 0, of the latest generation
+ * with definitions. Return 0 or -ENOMEM.
+ */
+int stk_finish(struct stk_set *s, const struct smbin_map *map, int map_gen_known, uint32_t map_gen);
+
+/* stk_total() - the number of stacks the table can resolve to (ev_idstack.index < it). */
+static inline size_t stk_total(const struct stk_set *s)
+{
+	return s->ndefs + (s->map ? s->map->nr : 0);
+}
+
+/* stk_gen_at() - the generation of a reference at @ts_ns (the rule above). */
+uint32_t stk_gen_at(const struct stk_set *s, uint64_t ts_ns);
+
+/* stk_resolve() - what id @id of a reference at @ts_ns stands for (NULL: nothing); its gen. */
+const struct ev_idstack *stk_resolve(const struct stk_set *s, uint64_t ts_ns, uint32_t id,
+				     uint32_t *gen);
+
+/* stk_resolver() - the table as a reader's resolver (events.h); after stk_finish(). */
+struct ev_resolver stk_resolver(const struct stk_set *s);
+
+#endif /* STACKS_H */
