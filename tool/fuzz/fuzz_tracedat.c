@@ -2,9 +2,10 @@
 /*
  * libFuzzer target for the trace.dat reader, the ring-buffer page walk and the first pass that
  * collects the stack definitions. An input that starts with the trace.dat magic is a whole file
- * (td_open_mem); anything else is one CPU of raw ring-buffer pages (4096 bytes each, as
- * trace_pipe_raw returns them) decoded with the formats of fz_formats.h, so mutations hit the
- * page and record decoding directly.
+ * (td_open_mem), whose buffers (the top level and the instances) are read one after the other;
+ * anything else is one CPU of raw ring-buffer pages (4096 bytes each, as trace_pipe_raw
+ * returns them) decoded with the formats of fz_formats.h, so mutations hit the page and record
+ * decoding directly.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -60,13 +61,40 @@ static int fz_on_ev(void *arg, const struct ev_record *r)
 	return 0;
 }
 
+/* One buffer of @td, selected: its CPUs, the definitions' pass, the event model. */
+static int fz_buffer(struct td_file *td, struct fz_state *s, size_t size, struct td_err *err)
+{
+	struct td_cpu_stats st;
+	int ret = 0, i;
+
+	for (i = 0; !ret && i < td->ncpus; i++) {
+		ret = td_cpu_iterate(td, i, fz_on_rec, s, &st, err);
+		if (ret && ret != -EBADMSG && ret != -ENOMEM)
+			abort();
+	}
+	if (!ret) {
+		/* the input layer's first pass: the definitions, 1 to 64 frames each */
+		ret = rd_scan_defs(td, fz_on_rec, s, err);
+		if (ret && ret != -EBADMSG && ret != -ENOMEM)
+			abort();
+	}
+	if (!ret) {
+		uint64_t n = 0;
+
+		/* with and without the task fields (RD_F_NO_TASK_FIELDS), by the input's size */
+		ret = rd_feed_records(td, fz_on_ev, &n, size & 1, NULL, err);
+		if (ret && ret != -EBADMSG && ret != -ENOMEM)
+			abort();
+	}
+	return ret;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fz_state s = {0};
-	struct td_cpu_stats st;
 	struct td_file td;
 	struct td_err err;
-	int ret, i;
+	int ret, b, def;
 
 	memset(&err, 0, sizeof(err));
 	if (td_is_tracedat(data, size))
@@ -78,24 +106,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ret && !memchr(err.msg, '\0', sizeof(err.msg)))
 		abort();
 	s.td = &td;
-	for (i = 0; !ret && i < td.ncpus; i++) {
-		ret = td_cpu_iterate(&td, i, fz_on_rec, &s, &st, &err);
-		if (ret && ret != -EBADMSG && ret != -ENOMEM)
+	if (!ret) {
+		/* a file has at least one buffer, and the default is one of them or ambiguous */
+		def = td_buffer_default(&td);
+		if (td.nbuffers < 1 || def < -1 || def >= td.nbuffers ||
+		    td_buffer_find(&td, td.buffers[def < 0 ? 0 : def].name) < 0)
 			abort();
 	}
-	if (!ret) {
-		/* the input layer's first pass: the definitions, 1 to 64 frames each */
-		ret = rd_scan_defs(&td, fz_on_rec, &s, &err);
+	for (b = 0; !ret && b < td.nbuffers; b++) {
+		ret = td_select(&td, b, &err);
 		if (ret && ret != -EBADMSG && ret != -ENOMEM)
 			abort();
-	}
-	if (!ret) {
-		uint64_t n = 0;
-
-		/* with and without the task fields (RD_F_NO_TASK_FIELDS), by the input's size */
-		ret = rd_feed_records(&td, fz_on_ev, &n, size & 1, NULL, &err);
-		if (ret && ret != -EBADMSG && ret != -ENOMEM)
+		if (!ret && (td.cpus != td.buffers[b].cpus || td.ncpus != td.buffers[b].ncpus))
 			abort();
+		if (!ret)
+			ret = fz_buffer(&td, &s, size, &err);
 	}
 	td_close(&td);
 	return (int)(s.sum & 0);

@@ -24,6 +24,16 @@
  * needs none. Symbols come from the tep handle, i.e. the kallsyms saved in the trace.dat.
  * Without a map (and no definition) the plugin says so once on stderr and prints the bare id.
  *
+ * Buffers (ftrace instances, trace-cmd record -B NAME; each has its own stack map, so ids of
+ * two instances are unrelated): trace-cmd report prints the events of every buffer of a
+ * trace.dat through this one plugin, and a handler gets the record, the event and the tep
+ * handle, which trace-cmd shares among the buffers of a file (the record's offset is not a
+ * file offset once the data was decompressed). So the plugin cannot tell buffers apart: the
+ * definitions and ids of two instances that both use stackmap are mixed (an id of one may
+ * print the other's stack), and the stack_map_bin found next to the trace.dat is the top
+ * level's, used for an instance's ids without a definition too (pass the instance's with
+ * -O stackmap:file=PATH). The man page says the same; stackmap itself reads one buffer.
+ *
  * KernelShark shows each event's info as one line, where the "=> frame" lines overlap. The
  * one-line form (plugin option "stackmap:oneline", trace-cmd report -O stackmap:oneline=1, or
  * STACKMAP_ONELINE=1 in the environment, which KernelShark passes on) prints the frames on

@@ -169,6 +169,7 @@ int cmd_dump(int argc, char **argv)
 		{"top", required_argument, NULL, 'n'},
 		{"sort", required_argument, NULL, 's'},
 		{"map", required_argument, NULL, 'm'},
+		{"buffer", required_argument, NULL, 'b'},
 		{"input", required_argument, NULL, 'i'},
 		{"help", no_argument, NULL, 'h'},
 		SM_SYM_LONGOPTS,
@@ -179,7 +180,7 @@ int cmd_dump(int argc, char **argv)
 	const struct smbin_stack **order = NULL;
 	unsigned long top = 0;
 	int have_top = 0, have_sort = 0, ret, c, nmodes = 0;
-	const char *path = NULL, *map_opt = NULL;
+	const char *path = NULL, *map_opt = NULL, *buffer = NULL;
 	char *dflt = NULL;
 	struct in_src in;
 	struct sm_frames fr;
@@ -222,6 +223,9 @@ int cmd_dump(int argc, char **argv)
 		case 'm':
 			map_opt = optarg;
 			break;
+		case 'b':
+			buffer = optarg;
+			break;
 		case 'i':
 			if (path) {
 				sm_err("dump: too many arguments (one FILE expected)");
@@ -257,11 +261,23 @@ int cmd_dump(int argc, char **argv)
 	if (have_top && !have_sort)
 		sort = SORT_REF;
 
-	ret = in_open(&in, "dump", path, map_opt, IN_F_MAP_OK);
+	ret = in_open(&in, "dump", path, map_opt, buffer, IN_F_MAP_OK);
 	free(dflt);
 	if (ret) {
 		in_close(&in);
 		return ret;
+	}
+	if (!in.have_map && in.buffer) {
+		/* (the map inside and beside a recording is the top level's) */
+		sm_err("%s: buffer \"%s\": no stack map of this buffer was given (%s%sgive the "
+		       "instance's with --map FILE)%s",
+		       in.path, in.buffer, in.map_not_used ? in.map_not_used : "",
+		       in.map_not_used ? " is the top level's; " : "",
+		       in.stk.ndefs ? "; the stack definitions in the buffer resolve its ids for "
+				      "report, export and diff"
+				    : "");
+		in_close(&in);
+		return SM_EXIT_USAGE;
 	}
 	if (!in.have_map && in.stk.ndefs) {
 		sm_err("%s: no stack map found inside or beside it (give --map FILE); the %zu "

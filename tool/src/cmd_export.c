@@ -43,16 +43,16 @@ static void ex_input_free(struct ex_input *x)
 }
 
 /*
- * Load @input with @map_opt into @x; with @feed, read the records (else the caller feeds them).
- * Return 0 or an exit code after one message.
+ * Load @input with @map_opt and @buffer into @x; with @feed, read the records (else the caller
+ * feeds them). Return 0 or an exit code after one message.
  */
-static int ex_load(const char *cmd, const char *input, const char *map_opt,
+static int ex_load(const char *cmd, const char *input, const char *map_opt, const char *buffer,
 		   const struct pf_opts *po, struct ex_input *x, int feed)
 {
 	int ret;
 
 	memset(x, 0, sizeof(*x));
-	ret = in_open(&x->in, cmd, input, map_opt, 0);
+	ret = in_open(&x->in, cmd, input, map_opt, buffer, 0);
 	if (ret)
 		return ret;
 	sm_frames_init(&x->fr, x->in.have_syms ? &x->in.syms : NULL, 0);
@@ -149,6 +149,7 @@ enum {
 	EX_OPT_TITLE,
 	EX_OPT_MAP,
 	EX_OPT_NORMALIZE,
+	EX_OPT_BUFFER,
 };
 
 /*
@@ -219,12 +220,14 @@ static int ex_run(int argc, char **argv, int diff)
 		{"title", required_argument, NULL, EX_OPT_TITLE},
 		{"map", required_argument, NULL, EX_OPT_MAP},
 		{"normalize", no_argument, NULL, EX_OPT_NORMALIZE},
+		{"buffer", required_argument, NULL, EX_OPT_BUFFER},
 		{"input", required_argument, NULL, 'i'},
 		{"help", no_argument, NULL, 'h'},
 		SM_SYM_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
 	const char *cmd = diff ? "diff" : "export", *out_path = NULL, *map_opt = NULL;
+	const char *buffer = NULL;
 	const char *input = NULL, *inputs[2];
 	unsigned int given = 0; /* EX_OPT_* bits of the options on the command line */
 	struct ex_opts eo = {.by = EX_BY_EVENT, .color = EX_COLOR_EVENT};
@@ -302,6 +305,9 @@ static int ex_run(int argc, char **argv, int diff)
 		case EX_OPT_NORMALIZE:
 			normalize = 1;
 			break;
+		case EX_OPT_BUFFER:
+			buffer = optarg;
+			break;
 		case 'h':
 			sm_cmd_usage(stdout, cmd);
 			return SM_EXIT_OK;
@@ -339,7 +345,7 @@ static int ex_run(int argc, char **argv, int diff)
 	po.timeline = fmt == EXF_PERFETTO;
 	for (i = 0; i < (diff ? 2 : 1); i++) {
 		po.unknown_tag = diff ? (i ? "B" : "A") : NULL;
-		ret = ex_load(cmd, inputs[i], map_opt, &po, &in[i], fmt != EXF_PERFETTO);
+		ret = ex_load(cmd, inputs[i], map_opt, buffer, &po, &in[i], fmt != EXF_PERFETTO);
 		nin++;
 		if (ret)
 			goto out;

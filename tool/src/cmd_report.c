@@ -521,6 +521,8 @@ static void rep_header(struct sm_out *o, const struct rep *r)
 			      ? (double)(st->ts_last - st->ts_first) / 1e9
 			      : 0.0;
 
+	if (r->in->buffer)
+		sm_out_fmt(o, "# buffer: %s\n", r->in->buffer);
 	sm_out_fmt(o, "# %llu events on %d CPUs over %.6f s", (unsigned long long)r->events,
 		   st->ncpus, span);
 	if (st->lost_markers && st->lost_events)
@@ -587,6 +589,9 @@ static int rep_print(struct rep *r, const struct rep_out *ro)
 
 		root = json_object_new_object();
 		json_object_object_add(root, "input", json_object_new_string(r->in->path));
+		if (r->in->buffer)
+			json_object_object_add(root, "buffer",
+					       json_object_new_string(r->in->buffer));
 		json_object_object_add(root, "events", json_object_new_int64((int64_t)r->events));
 		json_object_object_add(root, "cpus", json_object_new_int(st->ncpus));
 		json_object_object_add(root, "lost_events",
@@ -789,6 +794,7 @@ enum {
 	REP_OPT_TIME,
 	REP_OPT_PCT,
 	REP_OPT_FUNCS,
+	REP_OPT_BUFFER,
 };
 
 int cmd_report(int argc, char **argv)
@@ -797,6 +803,7 @@ int cmd_report(int argc, char **argv)
 		{"trace", required_argument, NULL, REP_OPT_TRACE},
 		{"input", required_argument, NULL, 'i'},
 		{"map", required_argument, NULL, REP_OPT_MAP},
+		{"buffer", required_argument, NULL, REP_OPT_BUFFER},
 		{"top", required_argument, NULL, REP_OPT_TOP},
 		{"folded", no_argument, NULL, REP_OPT_FOLDED},
 		{"json", no_argument, NULL, REP_OPT_JSON},
@@ -813,7 +820,7 @@ int cmd_report(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct rep_out ro = {.top = REP_DEFAULT_TOP, .sort = REP_SORT_REFS};
-	const char *input = NULL, *map_opt = NULL;
+	const char *input = NULL, *map_opt = NULL, *buffer = NULL;
 	struct rep r = {.flt = {.pid = -1, .cpu = -1}};
 	unsigned long v;
 	struct sm_frames fr;
@@ -836,6 +843,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case REP_OPT_MAP:
 			map_opt = optarg;
+			break;
+		case REP_OPT_BUFFER:
+			buffer = optarg;
 			break;
 		case REP_OPT_TOP:
 			if (sm_parse_uint(optarg, &ro.top)) {
@@ -925,7 +935,7 @@ int cmd_report(int argc, char **argv)
 		sm_err("report: --functions has no folded form (use --folded alone)");
 		return SM_EXIT_USAGE;
 	}
-	ret = in_open(&in, "report", input, map_opt, 0);
+	ret = in_open(&in, "report", input, map_opt, buffer, 0);
 	if (ret)
 		goto out_in;
 	sm_frames_init(&fr, in.have_syms ? &in.syms : NULL, sm_opts.lines);

@@ -88,11 +88,12 @@ void *sm_grow(void *arr, size_t *cap, size_t need, size_t elem)
 
 char *sm_path_join(const char *dir, const char *name)
 {
-	size_t n = strlen(dir) + strlen(name) + 2;
+	size_t d = strlen(dir), n = d + strlen(name) + 2;
 	char *p = malloc(n);
 
+	/* (no second slash after a directory that ends in one, as sm_sibling() gives) */
 	if (p)
-		snprintf(p, n, "%s/%s", dir, name);
+		snprintf(p, n, "%s%s%s", dir, d && dir[d - 1] == '/' ? "" : "/", name);
 	return p;
 }
 

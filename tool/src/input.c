@@ -105,6 +105,18 @@ static int in_find_map(struct in_src *in, const char *map_opt)
 
 	if (map_opt)
 		return in_load_map(in, map_opt, NULL, 0, NULL);
+	if (in->buffer) {
+		/* the map inside and beside the recording is the top level's: not this buffer's */
+		beside = in->dir ? sm_path_join(in->dir, "stack_map_bin") : NULL;
+		if (in->td.stackmap)
+			ret = asprintf(&in->map_not_used, "the stack map inside %s", in->path);
+		else if (beside && in_exists(beside))
+			ret = asprintf(&in->map_not_used, "%s", beside);
+		else
+			ret = 0;
+		free(beside);
+		return ret < 0 ? SM_EXIT_USAGE : 0;
+	}
 	if (in->kind == IN_DAT && in->td.stackmap)
 		return in_load_map(in, NULL, in->td.stackmap, in->td.stackmap_len, in->path);
 	if (in->dir) {
@@ -138,6 +150,8 @@ static void in_find_stat(struct in_src *in)
 	unsigned long long n, cap, gen;
 	size_t len;
 
+	if (in->buffer)
+		return; /* the stack_map_stat beside the recording is the top level's */
 	if (in->live)
 		path = sm_tracefs_file("stack_map_stat");
 	else if (in->dir)
@@ -307,14 +321,88 @@ static int in_fail(struct in_src *in, const char *what)
 	return SM_EXIT_DATA;
 }
 
+/*
+ * The names of @td's buffers for messages, "" (the top level) first as in the file: all, or
+ * with @holders those that hold data except buffer @skip. NULL when memory is short.
+ */
+static char *in_buffer_list(const struct td_file *td, int holders, int skip)
+{
+	char *s = NULL, *t;
+	int i, n = 0;
+
+	for (i = 0; i < td->nbuffers; i++) {
+		const struct td_buffer *b = &td->buffers[i];
+
+		if (i == skip || (holders && !b->data_size))
+			continue;
+		if (asprintf(&t, "%s%s\"%s\"%s", s ? s : "", n++ ? ", " : "", b->name,
+			     *b->name ? "" : " (the top level)") < 0) {
+			free(s);
+			return NULL;
+		}
+		free(s);
+		s = t;
+	}
+	return s ? s : strdup("none");
+}
+
+/*
+ * The buffer of a trace.dat that is read: @want (--buffer), else td_buffer_default(); then
+ * in->buffer names it unless it is the top level.
+ */
+static int in_pick_buffer(struct in_src *in, const char *want)
+{
+	struct td_err err = {0};
+	char *list;
+	int idx, ret;
+
+	idx = want ? td_buffer_find(&in->td, want) : td_buffer_default(&in->td);
+	if (idx < 0) {
+		list = in_buffer_list(&in->td, !want, -1);
+		if (want)
+			sm_err("%s: no buffer \"%s\" (its buffers: %s)", in->path, want,
+			       list ? list : "?");
+		else
+			sm_err("%s: several buffers hold data (%s): choose one with --buffer NAME",
+			       in->path, list ? list : "?");
+		free(list);
+		return SM_EXIT_USAGE;
+	}
+	ret = td_select(&in->td, idx, &err);
+	if (ret == -EBADMSG) {
+		sm_err("%s: offset %llu: %s", in->path, (unsigned long long)err.offset, err.msg);
+		return SM_EXIT_DATA;
+	}
+	if (ret) {
+		sm_err("%s: %s", in->path, strerror(-ret));
+		return SM_EXIT_USAGE;
+	}
+	if (*in->td.buffers[idx].name) {
+		in->buffer = in->td.buffers[idx].name;
+	} else if (!want && in->td.nbuffers > 1) {
+		/* the top level by default: said once when other buffers hold data too */
+		in->others = in_buffer_list(&in->td, 1, idx);
+		if (in->others && !strcmp(in->others, "none")) {
+			free(in->others);
+			in->others = NULL;
+		}
+	}
+	return 0;
+}
+
 /* Kind, map and symbols of the bytes now in in->text (or the mapped trace.dat). */
-static int in_setup(struct in_src *in, const char *map_opt, unsigned int flags)
+static int in_setup(struct in_src *in, const char *map_opt, const char *buffer, unsigned int flags)
 {
 	const unsigned char *b = (const unsigned char *)in->text;
 	size_t n = in->text_len;
 	const char * not ;
 	int ret;
 
+	if (in->kind == IN_DAT) {
+		ret = in_pick_buffer(in, buffer);
+		if (ret)
+			return ret;
+	}
 	if (in->kind != IN_DAT) {
 		not = in_what_not(b, n);
 		/* dump: anything binary is a stack_map_bin, whose decoder says what is wrong */
@@ -335,6 +423,12 @@ static int in_setup(struct in_src *in, const char *map_opt, unsigned int flags)
 			return in_fail(in, not );
 		} else {
 			in->kind = IN_TEXT;
+		}
+		if (buffer) {
+			sm_err("%s: --buffer is for a trace.dat, and %s is %s", in->cmd, in->path,
+			       in->kind == IN_MAP ? "a stack_map_bin"
+						  : "a trace text (one instance's events)");
+			return SM_EXIT_USAGE;
 		}
 	}
 	if (in->kind != IN_MAP) {
@@ -378,7 +472,7 @@ static int in_open_dat(struct in_src *in)
 }
 
 int in_open(struct in_src *in, const char *cmd, const char *arg, const char *map_opt,
-	    unsigned int flags)
+	    const char *buffer, unsigned int flags)
 {
 	struct stat st;
 	int ret;
@@ -421,7 +515,7 @@ int in_open(struct in_src *in, const char *cmd, const char *arg, const char *map
 			}
 			in->kind = IN_DAT;
 		}
-		return in_setup(in, map_opt, flags);
+		return in_setup(in, map_opt, buffer, flags);
 	}
 	if (stat(arg, &st)) {
 		sm_err("%s: %s", arg, strerror(errno));
@@ -463,7 +557,7 @@ int in_open(struct in_src *in, const char *cmd, const char *arg, const char *map
 			return SM_EXIT_USAGE;
 		}
 	}
-	return ret ? ret : in_setup(in, map_opt, flags);
+	return ret ? ret : in_setup(in, map_opt, buffer, flags);
 }
 
 int in_open_mem(struct in_src *in, const char *cmd, const char *name, const void *buf, size_t len,
@@ -489,7 +583,7 @@ int in_open_mem(struct in_src *in, const char *cmd, const char *name, const void
 			return ret == -ENOMEM ? SM_EXIT_USAGE : SM_EXIT_DATA;
 		in->kind = IN_DAT;
 	}
-	return in_setup(in, map_opt, IN_F_NO_SYMS);
+	return in_setup(in, map_opt, NULL, IN_F_NO_SYMS);
 }
 
 static int in_missing_eq(const void *ctx, uint32_t idx, const void *key)
@@ -671,12 +765,22 @@ int in_feed(struct in_src *in, ev_fn fn, void *arg)
 		return SM_EXIT_USAGE;
 	}
 	if (!in->st.events && !in->st.refs && !in->st.lost_markers) {
-		if (in->kind == IN_DAT)
+		char *list = in->kind == IN_DAT && in->td.nbuffers > 1 && !in->buffer
+				     ? in_buffer_list(&in->td, 0, -1)
+				     : NULL;
+
+		if (in->buffer)
+			sm_err("%s: buffer \"%s\" has no events", in->path, in->buffer);
+		else if (list)
+			sm_err("%s: the top level's buffer has no events (its buffers: %s)",
+			       in->path, list);
+		else if (in->kind == IN_DAT)
 			sm_err("%s: a trace.dat without events", in->path);
 		else
 			sm_err("%s: no trace events in this text: not a trace (a tracefs trace, "
 			       "trace-cmd report text or a trace.dat)",
 			       in->path);
+		free(list);
 		return SM_EXIT_DATA;
 	}
 	if (in->nmissing)
@@ -708,7 +812,20 @@ void in_notes(const struct in_src *in)
 	if (st->unknown_events)
 		sm_err("%s: %llu events of a type without a format are shown as " EV_TYPE_UNKNOWN,
 		       in->path, (unsigned long long)st->unknown_events);
-	if (st->refs_missing && !in->have_map && in->stk.ndefs)
+	if (in->others)
+		sm_err("%s: the top level's buffer was read; %s also hold%s data (choose with "
+		       "--buffer NAME)",
+		       in->path, in->others, strchr(in->others, ',') ? "" : "s");
+	if (st->refs_missing && !in->have_map && in->buffer)
+		sm_err("%s: buffer \"%s\": %llu stack references to %zu ids have %sno stack map "
+		       "of this buffer was given (%s%sgive the instance's with --map FILE): shown "
+		       "as "
+		       "[unknown stack_id N]",
+		       in->path, in->buffer, (unsigned long long)st->refs_missing, st->ids_missing,
+		       in->stk.ndefs ? "no definition in the buffer, and " : "",
+		       in->map_not_used ? in->map_not_used : "",
+		       in->map_not_used ? " is the top level's; " : "");
+	else if (st->refs_missing && !in->have_map && in->stk.ndefs)
 		sm_err("%s: %llu stack references to %zu ids have no definition in the recording "
 		       "and no stack map was found (looked inside and beside it; give --map FILE): "
 		       "shown as [unknown stack_id N]",
@@ -759,5 +876,7 @@ void in_close(struct in_src *in)
 	free(in->dir);
 	free(in->map_from);
 	free(in->syms_from);
+	free(in->map_not_used);
+	free(in->others);
 	memset(in, 0, sizeof(*in));
 }

@@ -9,9 +9,15 @@
  * kallsyms listing), never from its name; a file that holds no event is an error that says what
  * the file is.
  *
+ * A trace.dat holds one buffer per ftrace instance it recorded (the top level, and one per
+ * trace-cmd record -B NAME); one is read: --buffer NAME ("" the top level), else the default
+ * of td_buffer_default(), by the rule of the man page's INPUT, "Buffers". A trace text is read
+ * as one instance's (--buffer is refused for it).
+ *
  * The map and the symbols are found the same way for every command:
  *   map:     --map FILE, else the copy inside the trace.dat, else stack_map_bin beside the
- *            input (in DIR, or next to FILE);
+ *            input (in DIR, or next to FILE); those two are the top level's, so for a named
+ *            buffer only --map gives one;
  *   symbols: --kallsyms/--vmlinux (--no-kallsyms: none), else the kallsyms inside the
  *            trace.dat, else kallsyms beside the input;
  * and, only for a live capture (an input inside the tracefs directory), the live
@@ -73,6 +79,9 @@ struct in_src {
 	int live; /* inside the tracefs directory */
 	int is_stdin;
 	struct td_file td;
+	const char *buffer; /* the named buffer read (inside td), NULL: the top level, or a text */
+	char *map_not_used; /* the top level's map inside or beside it, not a named buffer's */
+	char *others; /* buffers that hold data besides the top level read by default, or NULL */
 	char *text; /* IN_TEXT / IN_MAP: the bytes */
 	size_t text_len;
 	struct smbin_map map;
@@ -102,14 +111,16 @@ struct in_src {
 
 /*
  * in_open() - name the input @arg (NULL: the defaults above), the map @map_opt (NULL: found as
- * above), load the map and the symbols, and check the kind. @cmd names the command in messages.
+ * above) and the buffer @buffer of a trace.dat (NULL: the default; refused for any other
+ * input), load the map and the symbols, and check the kind. @cmd names the command in messages.
  */
 int in_open(struct in_src *in, const char *cmd, const char *arg, const char *map_opt,
-	    unsigned int flags);
+	    const char *buffer, unsigned int flags);
 
 /*
  * in_open_mem() - the same on bytes in memory (@name in messages), with nothing beside them:
- * no map but @map_opt, symbols only from the trace.dat or the options. For the fuzzer.
+ * no map but @map_opt, symbols only from the trace.dat or the options, the default buffer.
+ * For the fuzzer.
  */
 int in_open_mem(struct in_src *in, const char *cmd, const char *name, const void *buf, size_t len,
 		const char *map_opt);

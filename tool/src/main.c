@@ -32,6 +32,7 @@ static const char sm_usage_text[] =
 	"      --color KEY      svg colours: event (default) or module\n"
 	"      --title TEXT     svg title, speedscope name\n"
 	"      --map FILE       the stack_map_bin of INPUT\n"
+	"      --buffer NAME    the buffer of a trace.dat to read (see below)\n"
 	"  diff [--format folded|svg] [--normalize] [-o FILE] A B\n"
 	"                       compare two recordings by frames: 'path countA countB' lines\n"
 	"                       or a differential flame graph; --normalize scales A to B\n"
@@ -44,7 +45,11 @@ static const char sm_usage_text[] =
 	"kallsyms inside the trace.dat, else kallsyms beside INPUT; the live stack_map_bin and\n"
 	"/proc/kallsyms only for an INPUT inside tracefs. Stack definitions in the recording\n"
 	"(record --defs: kernel_stack_def, <stack_def N gen G>) resolve its ids before the map\n"
-	"does; a recording they cover needs no map (man stackmap, INPUT).\n"
+	"does; a recording they cover needs no map (man stackmap, INPUT). A trace.dat holds a\n"
+	"buffer per ftrace instance (trace-cmd record -B NAME); --buffer NAME reads one (\"\"\n"
+	"is the top level), by default the top level if it holds data, else the one buffer\n"
+	"with data; the map inside and beside a recording is the top level's (man stackmap,\n"
+	"INPUT, Buffers).\n"
 	"\n"
 	"Global options (also accepted after the command):\n"
 	"  --kallsyms FILE      symbols from a kallsyms file (default: as above)\n"
@@ -80,6 +85,8 @@ static const struct sm_cmd_help sm_cmd_helps[] = {
 	 "  --top N              only the first N stacks after sorting (implies --sort ref)\n"
 	 "  --sort KEY           ref (descending ref_count), id (default) or depth\n"
 	 "  --map FILE           the map of a recording INPUT\n"
+	 "  --buffer NAME        the buffer of a trace.dat INPUT (\"\": the top level; default\n"
+	 "                       and map: stackmap -h)\n"
 	 "  -i, --input INPUT    the same as INPUT\n"
 	 "  -h, --help           this help\n"},
 	{"report",
@@ -95,6 +102,8 @@ static const struct sm_cmd_help sm_cmd_helps[] = {
 	 "\n"
 	 "  -i, --input INPUT    the same as INPUT (--trace INPUT too)\n"
 	 "  --map FILE           the stack_map_bin of INPUT\n"
+	 "  --buffer NAME        the buffer of a trace.dat INPUT (\"\": the top level; default\n"
+	 "                       and map: stackmap -h)\n"
 	 "  --top N              stacks (or functions) shown per event type (default 5)\n"
 	 "  --percent-limit P    only stacks (functions) with at least P% of the references\n"
 	 "  --sort KEY           order of the event types: stacks (default), events or name\n"
@@ -147,6 +156,8 @@ static const struct sm_cmd_help sm_cmd_helps[] = {
 	 "  --color KEY          svg colours: event (default) or module\n"
 	 "  --title TEXT         svg title, speedscope name\n"
 	 "  --map FILE           the stack_map_bin of INPUT\n"
+	 "  --buffer NAME        the buffer of a trace.dat INPUT (\"\": the top level; default\n"
+	 "                       and map: stackmap -h)\n"
 	 "  -i, --input INPUT    the same as INPUT\n"
 	 "  -h, --help           this help\n"},
 	{"diff",
@@ -163,6 +174,8 @@ static const struct sm_cmd_help sm_cmd_helps[] = {
 	 "  --by KEY             root of the stacks: event (default), comm, pid or none\n"
 	 "  --weight W           count (default) or offcpu\n"
 	 "  --color KEY          svg colours: event (default) or module\n"
+	 "  --buffer NAME        the buffer of A and B, if trace.dat files (\"\": the top\n"
+	 "                       level; default: stackmap -h)\n"
 	 "  -h, --help           this help\n"},
 	{"stat",
 	 "Usage: stackmap stat [FILE] [--map FILE]\n"

@@ -37,6 +37,7 @@ enum {
 	TD_OPT_CPUSTAT = 2,
 	TD_OPT_BUFFER = 3,
 	TD_OPT_TRACECLOCK = 4,
+	TD_OPT_CPUCOUNT = 8,
 	TD_OPT_HEADER_INFO = 16,
 	TD_OPT_FTRACE_EVENTS = 17,
 	TD_OPT_EVENT_FORMATS = 18,
@@ -401,39 +402,172 @@ static int td_check_expansion(struct td_cur *c, uint64_t csize, uint64_t usize)
 	return 0;
 }
 
+/* Buffers -------------------------------------------------------------------------------- */
+
+/* "buffer \"NAME\": " before a message about a named buffer, "" for the top level's. */
+static const char *td_bpre(const char *name, char *buf, size_t size)
+{
+	if (!*name)
+		return "";
+	snprintf(buf, size, "buffer \"%.64s\": ", name);
+	return buf;
+}
+
+/* A new, zeroed entry at the end of td->buffers (their number is bounded by the file size). */
+static struct td_buffer *td_add_buffer(struct td_file *td, const char *name, uint64_t offset)
+{
+	struct td_buffer *b;
+
+	if (!(td->nbuffers & (td->nbuffers - 1))) {
+		b = realloc(td->buffers,
+			    (size_t)(td->nbuffers ? td->nbuffers * 2 : 1) * sizeof(*b));
+		if (!b)
+			return NULL;
+		td->buffers = b;
+	}
+	b = &td->buffers[td->nbuffers++];
+	memset(b, 0, sizeof(*b));
+	b->name = name;
+	b->offset = offset;
+	return b;
+}
+
+struct td_bkey {
+	uint64_t off;
+	const char *name;
+};
+
+static int td_bkey_name(const void *a, const void *b)
+{
+	const struct td_bkey *x = a, *y = b;
+	int d = strcmp(x->name, y->name);
+
+	return d ? d : (x->off > y->off) - (x->off < y->off);
+}
+
+static int td_bkey_off(const void *a, const void *b)
+{
+	const struct td_bkey *x = a, *y = b;
+
+	return (x->off > y->off) - (x->off < y->off);
+}
+
+/*
+ * No two buffers share a name; with @width (v6), no two CPU tables, each @width bytes from
+ * its offset, overlap: every table is read into an array of its own, so the memory of the
+ * tables stays bounded by the file size.
+ */
+static int td_check_buffers(struct td_file *td, uint64_t width, struct td_err *err)
+{
+	struct td_bkey *k = calloc((size_t)td->nbuffers + 1, sizeof(*k));
+	char pre[96];
+	int i, ret = 0;
+
+	if (!k)
+		return -ENOMEM;
+	for (i = 0; i < td->nbuffers; i++)
+		k[i] = (struct td_bkey){.off = td->buffers[i].offset, .name = td->buffers[i].name};
+	qsort(k, (size_t)td->nbuffers, sizeof(*k), td_bkey_name);
+	for (i = 1; i < td->nbuffers && !ret; i++)
+		if (!strcmp(k[i].name, k[i - 1].name))
+			ret = td_fail(err, k[i].off, -EBADMSG, "%ssecond buffer of that name",
+				      *k[i].name ? td_bpre(k[i].name, pre, sizeof(pre))
+						 : "buffer \"\" (the top level): ");
+	if (width) {
+		qsort(k, (size_t)td->nbuffers, sizeof(*k), td_bkey_off);
+		for (i = 1; i < td->nbuffers && !ret; i++)
+			if (k[i].off - k[i - 1].off < width)
+				ret = td_fail(err, k[i].off, -EBADMSG,
+					      "%sits CPU table overlaps the one at offset %llu",
+					      td_bpre(k[i].name, pre, sizeof(pre)),
+					      (unsigned long long)k[i - 1].off);
+	}
+	free(k);
+	return ret;
+}
+
+int td_buffer_find(const struct td_file *td, const char *name)
+{
+	int i;
+
+	for (i = 0; i < td->nbuffers; i++)
+		if (!strcmp(td->buffers[i].name, name))
+			return i;
+	return -1;
+}
+
+int td_buffer_default(const struct td_file *td)
+{
+	int top = td_buffer_find(td, ""), found = -1, holders = 0, i;
+
+	if (top >= 0 && td->buffers[top].data_size)
+		return top;
+	for (i = 0; i < td->nbuffers; i++) {
+		if (i != top && td->buffers[i].data_size) {
+			found = i;
+			holders++;
+		}
+	}
+	if (holders == 1)
+		return found;
+	if (holders > 1)
+		return -1;
+	return top >= 0 ? top : 0;
+}
+
 /* Version 7 ------------------------------------------------------------------------------ */
 
 struct td_v7 {
 	int comp;
 	uint64_t sect[32]; /* section offsets by option id (16..22 used) */
-	uint64_t buffer_opt; /* offset of the top instance's BUFFER option data in its section */
-	const uint8_t *buffer; /* that option's data and size */
-	size_t buffer_len;
-	uint64_t buffer_base;
+	struct td_v7_bopt { /* the BUFFER options, read after the other sections */
+		const uint8_t *d;
+		size_t n;
+		uint64_t base;
+	} * bopts;
+	size_t nbopts, bcap;
 };
+
+/*
+ * The header of the section at @off: its id must be @want_id and its size fit in the file.
+ * Return the position of its body in @*pos, its flags and size; @pre starts the messages.
+ */
+static int td_v7_header(struct td_file *td, uint64_t off, unsigned int want_id, const char *pre,
+			size_t *pos, uint64_t *flags, uint64_t *size, struct td_err *err)
+{
+	struct td_cur c = {.p = td->buf, .len = td->len, .be = td->big_endian, .err = err};
+	uint64_t id, strid;
+
+	if (off > td->len)
+		return td_fail(err, off, -EBADMSG, "%ssection offset %llu is past the end (%zu)",
+			       pre, (unsigned long long)off, td->len);
+	c.pos = (size_t)off;
+	if (cur_num(&c, 2, &id, "section header") || cur_num(&c, 2, flags, "section header") ||
+	    cur_num(&c, 4, &strid, "section header") || cur_num(&c, 8, size, "section header"))
+		return -EBADMSG;
+	if (id != want_id)
+		return td_fail(err, off, -EBADMSG, "%ssection id %llu, expected %u", pre,
+			       (unsigned long long)id, want_id);
+	if (*size > td->len - c.pos)
+		return td_fail(err, off + 8, -EBADMSG, "%ssection of %llu bytes runs past the end",
+			       pre, (unsigned long long)*size);
+	*pos = c.pos;
+	return 0;
+}
 
 /* Open the section at @off: check its id, decompress it if needed, return a cursor on it. */
 static int td_v7_section(struct td_file *td, struct td_v7 *v, uint64_t off, unsigned int want_id,
 			 struct td_cur *out, struct td_err *err)
 {
 	struct td_cur c = {.p = td->buf, .len = td->len, .be = td->big_endian, .err = err};
-	uint64_t id, flags, strid, size, csize, usize;
+	uint64_t flags, size, csize, usize;
 	const uint8_t *d;
 	uint8_t *u;
+	int ret;
 
-	if (off > td->len)
-		return td_fail(err, off, -EBADMSG, "section offset %llu is past the end (%zu)",
-			       (unsigned long long)off, td->len);
-	c.pos = (size_t)off;
-	if (cur_num(&c, 2, &id, "section header") || cur_num(&c, 2, &flags, "section header") ||
-	    cur_num(&c, 4, &strid, "section header") || cur_num(&c, 8, &size, "section header"))
-		return -EBADMSG;
-	if (id != want_id)
-		return td_fail(err, off, -EBADMSG, "section id %llu, expected %u",
-			       (unsigned long long)id, want_id);
-	if (size > td->len - c.pos)
-		return td_fail(err, off + 8, -EBADMSG, "section of %llu bytes runs past the end",
-			       (unsigned long long)size);
+	ret = td_v7_header(td, off, want_id, "", &c.pos, &flags, &size, err);
+	if (ret)
+		return ret;
 	if (!(flags & 1)) {
 		*out = (struct td_cur){.p = td->buf + c.pos,
 				       .len = (size_t)size,
@@ -509,11 +643,20 @@ static int td_v7_options(struct td_file *td, struct td_v7 *v, uint64_t off, stru
 				td->stackmap_len = n;
 			} else if (id == TD_OPT_DATE) {
 				td_opt_date(td, d, n);
-			} else if (id == TD_OPT_BUFFER && n > 9 && d[8] == '\0' && !v->buffer) {
-				/* the top instance has the empty name */
-				v->buffer = d;
-				v->buffer_len = n;
-				v->buffer_base = c.base + c.pos - n;
+			} else if (id == TD_OPT_BUFFER) {
+				/* one per instance: "" is the top level (read by td_v7_buffer()) */
+				if (v->nbopts == v->bcap) {
+					size_t cap = v->bcap ? v->bcap * 2 : 4;
+					struct td_v7_bopt *nb =
+						realloc(v->bopts, cap * sizeof(*nb));
+
+					if (!nb)
+						return -ENOMEM;
+					v->bopts = nb;
+					v->bcap = cap;
+				}
+				v->bopts[v->nbopts++] = (struct td_v7_bopt){
+					.d = d, .n = n, .base = c.base + c.pos - n};
 			}
 		}
 		if (next == off)
@@ -526,8 +669,8 @@ static int td_v7_options(struct td_file *td, struct td_v7 *v, uint64_t off, stru
 	return 0;
 }
 
-/* Decompress one CPU's chunks into a single buffer. */
-static int td_v7_cpu_inflate(struct td_file *td, struct td_v7 *v, struct td_cpu *cpu,
+/* Decompress one CPU's chunks into a single buffer; @pre starts the messages. */
+static int td_v7_cpu_inflate(struct td_file *td, struct td_cpu *cpu, const char *pre,
 			     struct td_err *err)
 {
 	/* The recorded size leaves out the 4-byte chunk count, so bound by the file instead. */
@@ -549,7 +692,7 @@ static int td_v7_cpu_inflate(struct td_file *td, struct td_v7 *v, struct td_cpu 
 			return -EBADMSG;
 		if (csize > c.len - c.pos)
 			return td_fail(err, c.base + c.pos - 8, -EBADMSG,
-				       "chunk %llu of %llu bytes runs past the CPU data",
+				       "%schunk %llu of %llu bytes runs past the CPU data", pre,
 				       (unsigned long long)i, (unsigned long long)csize);
 		if (td_check_expansion(&c, csize, usize))
 			return -EBADMSG;
@@ -564,9 +707,9 @@ static int td_v7_cpu_inflate(struct td_file *td, struct td_v7 *v, struct td_cpu 
 	for (i = 0; i < count; i++) {
 		cur_num(&c, 4, &csize, "chunk header");
 		cur_num(&c, 4, &usize, "chunk header");
-		if (td_inflate(v->comp, c.p + c.pos, (size_t)csize, out + total, (size_t)usize))
+		if (td_inflate(td->comp, c.p + c.pos, (size_t)csize, out + total, (size_t)usize))
 			return td_fail(err, c.base + c.pos, -EBADMSG,
-				       "chunk %llu of CPU %d does not decompress",
+				       "%schunk %llu of CPU %d does not decompress", pre,
 				       (unsigned long long)i, cpu->cpu);
 		c.pos += (size_t)csize;
 		total += usize;
@@ -576,43 +719,52 @@ static int td_v7_cpu_inflate(struct td_file *td, struct td_v7 *v, struct td_cpu 
 	return 0;
 }
 
-static int td_v7_buffer(struct td_file *td, struct td_v7 *v, struct td_err *err)
+/*
+ * One BUFFER option: the offset of the buffer's flyrecord section, its name ("" for the top
+ * level), clock, page size and a (CPU, offset, size) triple per CPU. Of the flyrecord section
+ * only the header is read, as trace-cmd does: its flag 1 says the CPU data is compressed
+ * chunks (the section itself has no compression header; an empty buffer's section is empty).
+ */
+static int td_v7_buffer(struct td_file *td, const struct td_v7_bopt *o, struct td_err *err)
 {
-	struct td_cur c = {.p = v->buffer,
-			   .len = v->buffer_len,
-			   .base = v->buffer_base,
-			   .be = td->big_endian,
-			   .err = err};
-	uint64_t flyoff, psize, ncpu, i, cpu, off, size;
-	const char *name, *clock;
-	struct td_cur sect;
+	struct td_cur c = {
+		.p = o->d, .len = o->n, .base = o->base, .be = td->big_endian, .err = err};
+	uint64_t flyoff, psize, ncpu, i, cpu, off, size, flags, ssize;
+	const char *name, *clock, *pre;
+	struct td_buffer *b;
+	char pb[96];
+	size_t body;
 	int ret;
 
-	if (!v->buffer)
-		return td_fail(err, 0, -EPROTONOSUPPORT,
-			       "no flyrecord buffer for the top instance (latency traces are not "
-			       "supported)");
 	if (cur_num(&c, 8, &flyoff, "BUFFER option") || cur_str(&c, &name, "buffer name") ||
-	    cur_str(&c, &clock, "buffer clock") || cur_num(&c, 4, &psize, "buffer page size") ||
-	    cur_num(&c, 4, &ncpu, "buffer CPU count"))
+	    cur_str(&c, &clock, "buffer clock"))
+		return -EBADMSG;
+	pre = td_bpre(name, pb, sizeof(pb));
+	if (cur_num(&c, 4, &psize, "buffer page size") || cur_num(&c, 4, &ncpu, "buffer CPU count"))
 		return -EBADMSG;
 	if (psize < 64 || psize > (1u << 24))
-		return td_fail(err, c.base + c.pos - 8, -EBADMSG, "buffer page size %llu",
+		return td_fail(err, c.base + c.pos - 8, -EBADMSG, "%sbuffer page size %llu", pre,
 			       (unsigned long long)psize);
-	td->page_size = (uint32_t)psize;
 	if (ncpu > (c.len - c.pos) / 20)
 		return td_fail(err, c.base + c.pos - 4, -EBADMSG,
-			       "buffer claims %llu CPUs, room for %zu", (unsigned long long)ncpu,
-			       (c.len - c.pos) / 20);
-	/* the flyrecord section header must be there, even if the CPU offsets are absolute */
-	ret = td_v7_section(td, v, flyoff, TD_OPT_BUFFER, &sect, err);
+			       "%sbuffer claims %llu CPUs, room for %zu", pre,
+			       (unsigned long long)ncpu, (c.len - c.pos) / 20);
+	ret = td_v7_header(td, flyoff, TD_OPT_BUFFER, pre, &body, &flags, &ssize, err);
 	if (ret)
 		return ret;
-	td->cpus = calloc(ncpu + 1, sizeof(*td->cpus));
-	if (!td->cpus)
+	if ((flags & 1) && td->comp == TD_COMP_NONE)
+		return td_fail(err, flyoff + 2, -EBADMSG,
+			       "%scompressed section in an uncompressed file", pre);
+	b = td_add_buffer(td, name, o->base);
+	if (!b)
+		return -ENOMEM;
+	b->page_size = (uint32_t)psize;
+	b->compressed = flags & 1;
+	b->cpus = calloc(ncpu + 1, sizeof(*b->cpus));
+	if (!b->cpus)
 		return -ENOMEM;
 	for (i = 0; i < ncpu; i++) {
-		struct td_cpu *tc = &td->cpus[td->ncpus];
+		struct td_cpu *tc = &b->cpus[b->ncpus];
 
 		cur_num(&c, 4, &cpu, "cpu");
 		cur_num(&c, 8, &off, "cpu offset");
@@ -620,19 +772,15 @@ static int td_v7_buffer(struct td_file *td, struct td_v7 *v, struct td_err *err)
 		if (off > td->len || size > td->len - off)
 			return td_fail(
 				err, c.base + c.pos - 16, -EBADMSG,
-				"CPU %llu data (offset %llu, %llu bytes) is outside the file",
-				(unsigned long long)cpu, (unsigned long long)off,
+				"%sCPU %llu data (offset %llu, %llu bytes) is outside the file",
+				pre, (unsigned long long)cpu, (unsigned long long)off,
 				(unsigned long long)size);
 		tc->cpu = (int)(cpu & 0x7fffffff);
 		tc->file_offset = off;
 		tc->data = td->buf + off;
 		tc->size = size;
-		td->ncpus++;
-		if (size && v->comp != TD_COMP_NONE) {
-			ret = td_v7_cpu_inflate(td, v, tc, err);
-			if (ret)
-				return ret;
-		}
+		b->ncpus++;
+		b->data_size += size;
 	}
 	return 0;
 }
@@ -643,6 +791,7 @@ static int td_v7_open(struct td_file *td, struct td_cur *c, struct td_err *err)
 	struct td_v7 v;
 	struct td_cur s;
 	uint64_t optoff;
+	size_t i;
 	int ret;
 
 	memset(&v, 0, sizeof(v));
@@ -657,14 +806,15 @@ static int td_v7_open(struct td_file *td, struct td_cur *c, struct td_err *err)
 	else
 		return td_fail(err, c->pos - strlen(cver) - strlen(cname) - 2, -EPROTONOSUPPORT,
 			       "unsupported compression \"%s\"", cname);
+	td->comp = v.comp;
 	if (cur_num(c, 8, &optoff, "options offset"))
 		return -EBADMSG;
 	ret = td_v7_options(td, &v, optoff, err);
-	if (ret)
-		return ret;
-	if (!v.sect[TD_OPT_HEADER_INFO])
-		return td_fail(err, optoff, -EBADMSG, "no HEADER_INFO section");
-	ret = td_v7_section(td, &v, v.sect[TD_OPT_HEADER_INFO], TD_OPT_HEADER_INFO, &s, err);
+	if (!ret && !v.sect[TD_OPT_HEADER_INFO])
+		ret = td_fail(err, optoff, -EBADMSG, "no HEADER_INFO section");
+	if (!ret)
+		ret = td_v7_section(td, &v, v.sect[TD_OPT_HEADER_INFO], TD_OPT_HEADER_INFO, &s,
+				    err);
 	if (!ret)
 		ret = td_header_info(td, &s);
 	if (!ret && v.sect[TD_OPT_FTRACE_EVENTS]) {
@@ -689,19 +839,128 @@ static int td_v7_open(struct td_file *td, struct td_cur *c, struct td_err *err)
 		if (!ret)
 			ret = td_cmdlines(td, &s);
 	}
-	if (ret)
-		return ret;
-	return td_v7_buffer(td, &v, err);
+	for (i = 0; !ret && i < v.nbopts; i++)
+		ret = td_v7_buffer(td, &v.bopts[i], err);
+	free(v.bopts);
+	if (!ret && !td->nbuffers)
+		ret = td_fail(err, 0, -EPROTONOSUPPORT,
+			      "no flyrecord buffer (latency traces are not supported)");
+	return ret ? ret : td_check_buffers(td, 0, err);
 }
 
 /* Version 6 ------------------------------------------------------------------------------ */
 
+/* Options of version 6: ids and sizes; the ones read are kept, the others skipped. */
+struct td_v6opts {
+	uint64_t ncpu; /* CPUCOUNT, else the header's count: the entries of every CPU table */
+};
+
+static int td_v6_options(struct td_file *td, struct td_cur *c, struct td_v6opts *o,
+			 struct td_err *err)
+{
+	/* (an instance's own options, before its table, are skipped: o is NULL) */
+	uint64_t id, size, table;
+	const uint8_t *d, *nul;
+
+	for (;;) {
+		if (cur_num(c, 2, &id, "option id"))
+			return -EBADMSG;
+		if (!id)
+			return 0;
+		if (cur_num(c, 4, &size, "option size") || cur_need(c, (size_t)size, "option"))
+			return -EBADMSG;
+		d = c->p + c->pos;
+		if (!o) {
+			/* skipped */
+		} else if (id == TD_OPT_STACKMAP) {
+			td->stackmap = d;
+			td->stackmap_len = (size_t)size;
+		} else if (id == TD_OPT_DATE) {
+			td_opt_date(td, d, (size_t)size);
+		} else if (id == TD_OPT_CPUCOUNT && size >= 4) {
+			/* trace-cmd reads every CPU table with this count */
+			o->ncpu = td_get(d, 4, c->be);
+		} else if (id == TD_OPT_BUFFER) {
+			/* an instance: the offset of its CPU table, its name */
+			nul = size > 8 ? memchr(d + 8, '\0', (size_t)size - 8) : NULL;
+			if (!nul || nul == d + 8)
+				return td_fail(err, c->pos, -EBADMSG,
+					       "BUFFER option of %llu bytes without a name",
+					       (unsigned long long)size);
+			table = td_get(d, 8, c->be);
+			if (table > td->len - 10)
+				return td_fail(
+					err, c->pos, -EBADMSG,
+					"buffer \"%.64s\": offset %llu is past the end (%zu)",
+					(const char *)d + 8, (unsigned long long)table, td->len);
+			if (!td_add_buffer(td, (const char *)d + 8, table))
+				return -ENOMEM;
+		}
+		c->pos += (size_t)size;
+	}
+}
+
+/*
+ * A CPU table: "flyrecord\0" (after "options  \0" and options, which an instance's table may
+ * have in trace-cmd's reader) and @ncpu (offset, size) pairs; @b gets the CPUs.
+ */
+static int td_v6_table(struct td_file *td, struct td_cur *c, struct td_buffer *b, uint64_t ncpu,
+		       struct td_err *err)
+{
+	uint64_t off, size, i;
+	const uint8_t *tag;
+	const char *pre;
+	char pb[96];
+
+	pre = td_bpre(b->name, pb, sizeof(pb));
+	if (cur_need(c, 10, "data tag"))
+		return -EBADMSG;
+	tag = c->p + c->pos;
+	c->pos += 10;
+	if (*b->name && !memcmp(tag, "options  \0", 10)) {
+		if (td_v6_options(td, c, NULL, err) || cur_need(c, 10, "data tag"))
+			return -EBADMSG;
+		tag = c->p + c->pos;
+		c->pos += 10;
+	}
+	if (!memcmp(tag, "latency  \0", 10))
+		return td_fail(err, c->pos - 10, -EPROTONOSUPPORT,
+			       "%slatency-format trace (text), not a flyrecord", pre);
+	if (memcmp(tag, "flyrecord\0", 10))
+		return td_fail(err, c->pos - 10, -EBADMSG,
+			       *pre ? "%sexpected \"flyrecord\""
+				    : "%sexpected \"options\", \"latency\" or \"flyrecord\"",
+			       pre);
+	if (ncpu > (c->len - c->pos) / 16)
+		return td_fail(err, c->pos, -EBADMSG, "%s%llu CPUs but room for %zu", pre,
+			       (unsigned long long)ncpu, (c->len - c->pos) / 16);
+	b->cpus = calloc(ncpu + 1, sizeof(*b->cpus));
+	if (!b->cpus)
+		return -ENOMEM;
+	b->page_size = td->page_size;
+	for (i = 0; i < ncpu; i++) {
+		cur_num(c, 8, &off, "cpu offset");
+		cur_num(c, 8, &size, "cpu size");
+		if (off > td->len || size > td->len - off)
+			return td_fail(
+				err, c->pos - 16, -EBADMSG,
+				"%sCPU %llu data (offset %llu, %llu bytes) is outside the file",
+				pre, (unsigned long long)i, (unsigned long long)off,
+				(unsigned long long)size);
+		b->cpus[i] = (struct td_cpu){
+			.cpu = (int)i, .data = td->buf + off, .size = size, .file_offset = off};
+		b->data_size += size;
+	}
+	b->ncpus = (int)ncpu;
+	return 0;
+}
+
 static int td_v6_open(struct td_file *td, struct td_cur *c, struct td_err *err)
 {
-	uint64_t ncpu, id, size, off, i;
+	struct td_v6opts o = {0};
+	struct td_buffer *top;
 	const uint8_t *tag;
-
-	int ret;
+	int ret, i, named;
 
 	ret = td_header_info(td, c);
 	if (!ret)
@@ -715,61 +974,39 @@ static int td_v6_open(struct td_file *td, struct td_cur *c, struct td_err *err)
 	if (!ret)
 		ret = td_cmdlines(td, c);
 	if (!ret)
-		ret = cur_num(c, 4, &ncpu, "CPU count");
+		ret = cur_num(c, 4, &o.ncpu, "CPU count");
 	if (ret)
 		return ret;
 	if (cur_need(c, 10, "data tag"))
 		return -EBADMSG;
 	tag = c->p + c->pos;
-	c->pos += 10;
 	if (!memcmp(tag, "options  \0", 10)) {
-		for (;;) {
-			if (cur_num(c, 2, &id, "option id"))
-				return -EBADMSG;
-			if (!id)
-				break;
-			if (cur_num(c, 4, &size, "option size") ||
-			    cur_need(c, (size_t)size, "option"))
-				return -EBADMSG;
-			if (id == TD_OPT_STACKMAP) {
-				td->stackmap = c->p + c->pos;
-				td->stackmap_len = (size_t)size;
-			} else if (id == TD_OPT_DATE) {
-				td_opt_date(td, c->p + c->pos, (size_t)size);
-			}
-			c->pos += (size_t)size;
-		}
-		if (cur_need(c, 10, "data tag"))
-			return -EBADMSG;
-		tag = c->p + c->pos;
 		c->pos += 10;
+		ret = td_v6_options(td, c, &o, err);
+		if (ret)
+			return ret;
 	}
-	if (!memcmp(tag, "latency  \0", 10))
-		return td_fail(err, c->pos - 10, -EPROTONOSUPPORT,
-			       "latency-format trace (text), not a flyrecord");
-	if (memcmp(tag, "flyrecord\0", 10))
-		return td_fail(err, c->pos - 10, -EBADMSG,
-			       "expected \"options\", \"latency\" or \"flyrecord\"");
-	if (ncpu > (c->len - c->pos) / 16)
-		return td_fail(err, c->pos, -EBADMSG, "%llu CPUs but room for %zu",
-			       (unsigned long long)ncpu, (c->len - c->pos) / 16);
-	td->cpus = calloc(ncpu + 1, sizeof(*td->cpus));
-	if (!td->cpus)
+	/* the top level's table follows; the instances' BUFFER options came first */
+	named = td->nbuffers;
+	top = td_add_buffer(td, "", c->pos);
+	if (!top)
 		return -ENOMEM;
-	for (i = 0; i < ncpu; i++) {
-		cur_num(c, 8, &off, "cpu offset");
-		cur_num(c, 8, &size, "cpu size");
-		if (off > td->len || size > td->len - off)
-			return td_fail(
-				err, c->pos - 16, -EBADMSG,
-				"CPU %llu data (offset %llu, %llu bytes) is outside the file",
-				(unsigned long long)i, (unsigned long long)off,
-				(unsigned long long)size);
-		td->cpus[i] = (struct td_cpu){
-			.cpu = (int)i, .data = td->buf + off, .size = size, .file_offset = off};
+	ret = td_v6_table(td, c, top, o.ncpu, err);
+	/* (before the instances' tables are read: their arrays fit in the file that way) */
+	if (!ret)
+		ret = td_check_buffers(td, 10 + 16 * o.ncpu, err);
+	for (i = 0; !ret && i < named; i++) {
+		c->pos = (size_t)td->buffers[i].offset;
+		ret = td_v6_table(td, c, &td->buffers[i], o.ncpu, err);
 	}
-	td->ncpus = (int)ncpu;
-	return 0;
+	if (!ret && named) {
+		/* file order: the top level first */
+		struct td_buffer t = td->buffers[named];
+
+		memmove(td->buffers + 1, td->buffers, (size_t)named * sizeof(t));
+		td->buffers[0] = t;
+	}
+	return ret;
 }
 
 /* Common --------------------------------------------------------------------------------- */
@@ -832,6 +1069,7 @@ int td_open_mem(struct td_file *td, const void *buf, size_t len, struct td_err *
 	td->buf = buf;
 	td->len = len;
 	td->id_stack_id = td->id_kernel_stack = td->id_user_stack = td->id_stack_def = -1;
+	td->sel = -1;
 	if (!td_is_tracedat(buf, len))
 		return td_fail(err, 0, -EBADMSG, "not a trace.dat file (bad magic)");
 	c.pos = TD_MAGIC_LEN;
@@ -882,9 +1120,15 @@ int td_open_raw(struct td_file *td, const void *pages, size_t len, uint32_t page
 	td->page_size = page_size;
 	if (page_size < 64)
 		return -EINVAL;
+	td->sel = -1;
 	td->tep = tep_alloc();
-	td->cpus = calloc(1, sizeof(*td->cpus));
-	if (!td->tep || !td->cpus)
+	td->buffers = calloc(1, sizeof(*td->buffers));
+	if (!td->tep || !td->buffers)
+		return -ENOMEM;
+	td->nbuffers = 1;
+	td->buffers[0] = (struct td_buffer){.name = "", .page_size = page_size, .ncpus = 1};
+	td->buffers[0].cpus = calloc(1, sizeof(struct td_cpu));
+	if (!td->buffers[0].cpus)
 		return -ENOMEM;
 	tep_set_loglevel(TEP_LOG_NONE);
 	tep_set_long_size(td->tep, td->long_size);
@@ -899,10 +1143,10 @@ int td_open_raw(struct td_file *td, const void *pages, size_t len, uint32_t page
 		sys[nl - formats[i]] = '\0';
 		td_parse_format(td, nl + 1, strlen(nl + 1), sys);
 	}
-	td->cpus[0] = (struct td_cpu){.cpu = 0, .data = pages, .size = len};
-	td->ncpus = 1;
+	td->buffers[0].cpus[0] = (struct td_cpu){.cpu = 0, .data = pages, .size = len};
+	td->buffers[0].data_size = len;
 	td_find_stack_events(td);
-	return 0;
+	return td_select(td, 0, NULL);
 }
 
 int td_open_file(struct td_file *td, const char *path, struct td_err *err)
@@ -934,16 +1178,44 @@ int td_open_file(struct td_file *td, const char *path, struct td_err *err)
 	return ret;
 }
 
+int td_select(struct td_file *td, int idx, struct td_err *err)
+{
+	struct td_buffer *b;
+	char pb[96];
+	int i, ret;
+
+	if (idx < 0 || idx >= td->nbuffers)
+		return -EINVAL;
+	b = &td->buffers[idx];
+	for (i = 0; b->compressed && !b->inflated && i < b->ncpus; i++) {
+		if (!b->cpus[i].size)
+			continue;
+		ret = td_v7_cpu_inflate(td, &b->cpus[i], td_bpre(b->name, pb, sizeof(pb)), err);
+		if (ret)
+			return ret;
+	}
+	b->inflated = 1;
+	td->sel = idx;
+	td->cpus = b->cpus;
+	td->ncpus = b->ncpus;
+	td->page_size = b->page_size;
+	tep_set_page_size(td->tep, (int)b->page_size);
+	return 0;
+}
+
 void td_close(struct td_file *td)
 {
 	size_t i;
+	int b;
 
 	if (td->tep)
 		tep_free(td->tep);
 	for (i = 0; i < td->nowned; i++)
 		free(td->owned[i]);
 	free(td->owned);
-	free(td->cpus);
+	for (b = 0; b < td->nbuffers; b++)
+		free(td->buffers[b].cpus);
+	free(td->buffers);
 	if (td->map)
 		munmap(td->map, td->len);
 	memset(td, 0, sizeof(*td));
@@ -1022,6 +1294,7 @@ struct td_iter {
 	uint64_t missed_events;
 	uint64_t released; /* CPU data below this offset was handed back (td_iter_release) */
 	struct td_cpu_stats st;
+	char pre[96]; /* "buffer \"NAME\": " before the messages of a named buffer's CPU */
 };
 
 /*
@@ -1061,6 +1334,8 @@ int td_iter_open(struct td_file *td, int idx, struct td_iter **out)
 		return -ENOMEM;
 	it->td = td;
 	it->cpu = &td->cpus[idx];
+	if (td->sel >= 0 && *td->buffers[td->sel].name)
+		td_bpre(td->buffers[td->sel].name, it->pre, sizeof(it->pre));
 	it->ips_cap = td->page_size / 4;
 	it->kb = kbuffer_alloc(td->long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
 			       td->big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
@@ -1103,23 +1378,23 @@ static int td_iter_page(struct td_iter *it, struct td_err *err)
 
 		if (n < hdr)
 			return td_fail(err, cpu->file_offset + it->off, -EBADMSG,
-				       "CPU %d: truncated page: %zu of %zu header bytes", cpu->cpu,
-				       n, hdr);
+				       "%sCPU %d: truncated page: %zu of %zu header bytes", it->pre,
+				       cpu->cpu, n, hdr);
 		memcpy(it->page, cpu->data + it->off, n);
 		memset(it->page + n, 0, td->page_size + TD_PAGE_SLACK - n);
 		td_iter_release(it, it->off + n);
 		commit = td_get(it->page + 8, td->long_size, td->big_endian);
 		if ((commit & TD_COMMIT_MASK) > n - hdr)
 			return td_fail(err, cpu->file_offset + it->off + 8, -EBADMSG,
-				       "CPU %d: page commit %llu exceeds the %zu data bytes",
-				       cpu->cpu, (unsigned long long)(commit & TD_COMMIT_MASK),
-				       n - hdr);
+				       "%sCPU %d: page commit %llu exceeds the %zu data bytes",
+				       it->pre, cpu->cpu,
+				       (unsigned long long)(commit & TD_COMMIT_MASK), n - hdr);
 		it->st.pages++;
 		if ((commit & TD_COMMIT_MASK) == 0)
 			continue;
 		if (kbuffer_load_subbuffer(it->kb, it->page) < 0)
 			return td_fail(err, cpu->file_offset + it->off, -EBADMSG,
-				       "CPU %d: page does not load", cpu->cpu);
+				       "%sCPU %d: page does not load", it->pre, cpu->cpu);
 		if (commit & TD_MISSED_EVENTS) {
 			int m = kbuffer_missed_events(it->kb);
 
@@ -1152,38 +1427,41 @@ static int td_decode_def(struct td_iter *it, struct td_rec *r, struct td_err *er
 
 	if (!td->def_ok)
 		return td_fail(err, off, -EBADMSG,
-			       "CPU %d: kernel_stack_def record, but its format lacks the 4-byte "
+			       "%sCPU %d: kernel_stack_def record, but its format lacks the 4-byte "
 			       "fields stack_id, generation, size or the array caller",
-			       cpu);
+			       it->pre, cpu);
 	if (td->def_id_off + 4 > r->size || td->def_gen_off + 4 > r->size ||
 	    td->def_size_off + 4 > r->size || td->def_caller_off > r->size)
 		return td_fail(
 			err, off, -EBADMSG,
-			"CPU %d: kernel_stack_def record of %d bytes is shorter than its fields",
-			cpu, r->size);
+			"%sCPU %d: kernel_stack_def record of %d bytes is shorter than its fields",
+			it->pre, cpu, r->size);
 	id = (int32_t)td_get(d + td->def_id_off, 4, td->big_endian);
 	size = (int32_t)td_get(d + td->def_size_off, 4, td->big_endian);
 	if (id < 0)
 		return td_fail(err, off + (uint64_t)td->def_id_off, -EBADMSG,
-			       "CPU %d: kernel_stack_def with a negative stack_id %d", cpu, id);
+			       "%sCPU %d: kernel_stack_def with a negative stack_id %d", it->pre,
+			       cpu, id);
 	off += (uint64_t)td->def_size_off;
 	if (size <= 0)
-		return td_fail(err, off, -EBADMSG,
-			       "CPU %d: kernel_stack_def of stack_id %d: size %d (a stack has 1 to "
-			       "%d frames)",
-			       cpu, id, size, TD_MAX_DEF_FRAMES);
+		return td_fail(
+			err, off, -EBADMSG,
+			"%sCPU %d: kernel_stack_def of stack_id %d: size %d (a stack has 1 to "
+			"%d frames)",
+			it->pre, cpu, id, size, TD_MAX_DEF_FRAMES);
 	if (size > TD_MAX_DEF_FRAMES)
 		return td_fail(err, off, -EBADMSG,
-			       "CPU %d: kernel_stack_def of stack_id %d: size %d exceeds the %d "
+			       "%sCPU %d: kernel_stack_def of stack_id %d: size %d exceeds the %d "
 			       "frames of a stack",
-			       cpu, id, size, TD_MAX_DEF_FRAMES);
+			       it->pre, cpu, id, size, TD_MAX_DEF_FRAMES);
 	need = (uint64_t)size * (uint64_t)td->long_size;
 	if (need > (uint64_t)(r->size - td->def_caller_off) || (size_t)size > it->ips_cap)
 		return td_fail(
 			err, off, -EBADMSG,
-			"CPU %d: kernel_stack_def of stack_id %d: size %d needs %llu bytes of "
+			"%sCPU %d: kernel_stack_def of stack_id %d: size %d needs %llu bytes of "
 			"frames, the record has %d",
-			cpu, id, size, (unsigned long long)need, r->size - td->def_caller_off);
+			it->pre, cpu, id, size, (unsigned long long)need,
+			r->size - td->def_caller_off);
 	for (i = 0; i < (uint64_t)size; i++)
 		it->ips[i] = td_get(d + td->def_caller_off + i * (uint64_t)td->long_size,
 				    td->long_size, td->big_endian);
@@ -1222,7 +1500,7 @@ int td_iter_next(struct td_iter *it, struct td_rec *r, struct td_err *err)
 		return td_fail(err,
 			       it->cpu->file_offset + it->off +
 				       (uint64_t)((uint8_t *)data - it->page),
-			       -EBADMSG, "CPU %d: record of %d bytes runs past the page",
+			       -EBADMSG, "%sCPU %d: record of %d bytes runs past the page", it->pre,
 			       it->cpu->cpu, size);
 	memset(r, 0, sizeof(*r));
 	r->cpu = it->cpu->cpu;

@@ -4,9 +4,10 @@
  *
  * The reader takes a whole file image in memory (td_open_mem(), or td_open_file() which maps
  * it), parses the event formats into a libtraceevent handle, keeps the kallsyms text and the
- * per-CPU ring-buffer pages of the top instance, and walks the records of one CPU with
- * libtraceevent's kbuffer (td_cpu_iterate()). Version 7 sections may be compressed with zstd
- * or zlib. The writer produces version 6 without compression: the simplest layout that every
+ * table of the file's buffers (one per ftrace instance: the top level and every trace-cmd
+ * record -B NAME), reads the per-CPU ring-buffer pages of the buffer td_select() chose, and
+ * walks the records of one CPU with libtraceevent's kbuffer (td_cpu_iterate()). Version 7
+ * sections and CPU data may be compressed with zstd or zlib. The writer produces version 6 without compression: the simplest layout that every
  * trace-cmd since 2.x and KernelShark read. Neither part prints: functions return 0 or a
  * negative errno and fill struct td_err with the byte offset of a format problem. The byte
  * layout as used here is described in doc/TRACEDAT.md.
@@ -40,6 +41,22 @@ struct td_cpu {
 	uint64_t file_offset; /* where the data starts in the file, for error offsets */
 };
 
+/*
+ * One ftrace instance's ring buffer in the file (doc/TRACEDAT.md, "Buffers"): the top level,
+ * named "", and one per trace-cmd record -B NAME. Its CPUs are as the file records them (the
+ * compressed chunks of a compressed v7 buffer) until td_select() takes the buffer.
+ */
+struct td_buffer {
+	const char *name; /* NUL-terminated, inside the file image or a decompressed section */
+	uint32_t page_size;
+	int ncpus;
+	struct td_cpu *cpus;
+	uint64_t data_size; /* bytes of CPU data recorded (trace-cmd dump --summary's) */
+	uint64_t offset; /* where the file describes it, for messages */
+	int compressed; /* v7: its CPU data is compressed chunks, inflated by td_select() */
+	int inflated;
+};
+
 struct td_file {
 	const uint8_t *buf;
 	size_t len;
@@ -53,8 +70,13 @@ struct td_file {
 	size_t kallsyms_len;
 	const char *cmdlines; /* saved_cmdlines text, NUL-terminated copy; NULL if absent */
 	size_t cmdlines_len;
-	const uint8_t *stackmap; /* option TD_OPT_STACKMAP, NULL if absent */
+	const uint8_t *stackmap; /* option TD_OPT_STACKMAP, NULL if absent (the top level's map) */
 	size_t stackmap_len;
+	struct td_buffer *buffers; /* every buffer of the file, in file order (at least one) */
+	int nbuffers;
+	int sel; /* the index of the buffer td_select() chose, -1 before */
+	int comp; /* the file's compression (v7) */
+	/* the CPUs of the selected buffer (none before td_select()) and its page size */
 	struct td_cpu *cpus;
 	int ncpus;
 	char **owned; /* decompressed blocks and copies */
@@ -92,17 +114,39 @@ struct td_file {
 int td_is_tracedat(const void *buf, size_t len);
 
 /*
- * td_open_mem() - parse a trace.dat image. @buf must stay valid until td_close().
+ * td_open_mem() - parse a trace.dat image: its headers, formats, kallsyms, options and the
+ * description of every buffer (each checked: its CPU data inside the file). No buffer is
+ * selected yet: td_select() reads one. @buf must stay valid until td_close().
  * Return: 0; -EBADMSG with @err set for malformed input; -EPROTONOSUPPORT for a version,
  * compression or buffer layout this reader does not know (also with @err); -ENOMEM.
  * @td must be released with td_close() in every case.
  */
 int td_open_mem(struct td_file *td, const void *buf, size_t len, struct td_err *err);
 
+/* td_buffer_find() - the index of the buffer named @name ("": the top level), or -1. */
+int td_buffer_find(const struct td_file *td, const char *name);
+
+/*
+ * td_buffer_default() - the buffer a reader takes when none is named, by the rule of the man
+ * page (stackmap.1, INPUT, "Buffers"; a buffer holds data when data_size is not 0), the first
+ * buffer when no buffer holds data and the file has no top level. Return: its index, or -1
+ * when the rule finds no single buffer (several named buffers hold data).
+ */
+int td_buffer_default(const struct td_file *td);
+
+/*
+ * td_select() - read buffer @idx: decompress its CPU data if needed and make it td->cpus,
+ * td->ncpus and td->page_size (the buffer selected before, if any, stays decompressed).
+ * Return: 0; -EBADMSG with @err for CPU data that does not decompress; -EINVAL for a bad
+ * @idx; -ENOMEM.
+ */
+int td_select(struct td_file *td, int idx, struct td_err *err);
+
 /*
  * td_open_raw() - no file header: one CPU of ring-buffer @pages (page_size each) whose records
  * follow the given event formats (NULL-terminated list, each entry "SYSTEM\nformat text"),
- * in the host's byte order and long size. For the fuzzer and tests of the page walk.
+ * in the host's byte order and long size, as the top level's buffer, selected. For the fuzzer
+ * and tests of the page walk.
  */
 int td_open_raw(struct td_file *td, const void *pages, size_t len, uint32_t page_size,
 		const char *const *formats);

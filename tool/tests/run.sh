@@ -1035,6 +1035,117 @@ rm "$F/stack_map_defs"
 golden record-defs-err-no-file sh -c "$SM --tracefs $F record --defs -o $W/recdefs2 $RK -- true;
 	echo exit \$?; ls $W/recdefs2 2>&1 | sed 's/.*: //'; sh tests/run_state.sh $F"
 
+# --- buffer instances: a trace.dat with the buffers of ftrace instances ------------------
+# tests/fixtures/inst: trace-cmd record -q -B smtc -O stackmap -O stacktrace -e
+# sched:sched_switch in the QEMU guest running the series (trace-cmd 3.1.6, v7, zstd), with
+# stack_map_defs set in the instance, which trace-cmd removed at the end: no stack_map_bin, the
+# definitions in the buffer resolve it. The top level's buffer is there with 0 CPUs. Made with
+#   trace-cmd convert -i REC/trace.dat --file-version 6 -o v6.dat
+#   python3 tests/datfix.py shrink v6.dat defs $I/trace-v6.dat 100
+#   python3 tests/datfix.py shrink7 REC/trace.dat $I/trace-v6.dat $I/trace.dat
+#   trace-cmd convert -i $I/trace-v6.dat --file-version 7 --compression none -o $I/trace-v7-none.dat
+# (v6: the top level's table has 2 empty CPUs; trace-cmd convert to v7 leaves the top level out)
+I=tests/fixtures/inst
+IW=$W/inst
+mkdir -p "$IW"
+# the default reads smtc, the one buffer with data: every id from its definitions, no map
+golden inst-report $SM report --top 2 $I/trace.dat
+golden inst-report-json $SM report --json --top 1 $I/trace.dat
+$SM report --top 2 $I/trace.dat >"$IW/default" 2>&1
+for v in "--buffer smtc $I/trace.dat" "$I/trace-v6.dat" "--buffer smtc $I/trace-v6.dat" \
+	"$I/trace-v7-none.dat" "--buffer=smtc $I/trace-v7-none.dat"; do
+	if $SM report --top 2 $v 2>&1 | cmp -s - "$IW/default"; then
+		ok "inst-same-report ($v)"
+	else
+		ko "inst-same-report ($v)"
+		$SM report --top 2 $v 2>&1 | diff "$IW/default" - | head -5
+	fi
+done
+# every reading command: 321 references, none unknown, nothing said
+for c in "export --format folded" "export --format folded --buffer smtc" "report --folded"; do
+	$SM $c $I/trace.dat >"$IW/folded" 2>"$IW/folded.err"
+	if [ "$(refs <"$IW/folded")" = 321 ] && ! grep -q unknown "$IW/folded" && [ ! -s "$IW/folded.err" ]; then
+		ok "inst-refs ($c)"
+	else
+		ko "inst-refs ($c: $(refs <"$IW/folded") references)"
+		head -3 "$IW/folded.err"
+	fi
+done
+# a buffer that is not there: named, with the ones that are; the top level without events;
+# --buffer on an input that is not a trace.dat
+golden inst-err-nosuch $SM report --buffer nosuch $I/trace.dat
+golden inst-err-nosuch-notop $SM export --format folded --buffer '' $I/trace-v7-none.dat
+golden inst-err-top-empty $SM report --buffer '' $I/trace.dat
+golden inst-err-text $SM report --buffer smtc tests/fixtures/trace-defs.txt
+golden inst-err-map $SM dump --buffer smtc $D/stack_map_bin
+# two buffers hold data: no default; each one read by name (v6 and, converted, v7). "other"
+# is smtc's copy without the definition of stack_id 3 (2 references): its own answer
+python3 tests/datfix.py dupbuf $I/trace-v6.dat "$IW/two0.dat" smtc other
+python3 tests/datfix.py dropdef "$IW/two0.dat" "$IW/two.dat" 3 other
+golden inst-two-err $SM report "$IW/two.dat"
+golden inst-two-err-diff $SM diff "$IW/two.dat" $I/trace.dat
+golden inst-two-other $SM report --top 1 --buffer other "$IW/two.dat"
+two_ok() { # NAME FILE
+	if $SM report --top 2 --buffer smtc "$2" 2>&1 | cmp -s - "$IW/default" &&
+		$SM report --top 2 --buffer other "$2" 2>/dev/null | sed 1,4d |
+		cmp -s - "$IW/default.body" &&
+		$SM report --top 0 --buffer other "$2" 2>&1 | grep -q '^# stacks: 29 .* 1 unresolved' &&
+		! $SM report "$2" >/dev/null 2>&1 &&
+		[ "$($SM diff --buffer other "$2" "$2" 2>/dev/null |
+			awk '$(NF - 1) == $NF {n += $NF} END {print n + 0}')" = 319 ] &&
+		[ "$($SM diff --buffer other "$2" "$2" 2>/dev/null | grep -c 'stack_id 3\] of [AB]')" = 2 ]; then
+		ok "$1"
+	else
+		ko "$1"
+	fi
+}
+sed 1,4d "$IW/default" >"$IW/default.body"
+two_ok inst-two-each-v6 "$IW/two.dat"
+if command -v trace-cmd >/dev/null 2>&1; then
+	trace-cmd convert -i "$IW/two.dat" --file-version 7 --compression zstd -o "$IW/two7.dat" >/dev/null 2>&1
+	two_ok inst-two-each-v7 "$IW/two7.dat"
+fi
+# the top level holds data too: it is the default, and the other buffer is named once
+python3 tests/datfix.py dupbuf $I/trace-v6.dat "$IW/top.dat" smtc ""
+golden inst-top-default $SM report --top 0 "$IW/top.dat"
+# the map beside a recording is the top level's: not used for smtc (a lost definition stays
+# unknown, and the note says why); --map FILE is
+mkdir -p "$IW/rec"
+python3 tests/datfix.py dropdef $I/trace-v6.dat "$IW/rec/trace.dat" 3 smtc
+cp "$W/basic.bin" "$IW/rec/stack_map_bin"
+cp tests/fixtures/stat.txt "$IW/rec/stack_map_stat"
+golden inst-map-beside-unused $SM report --top 0 "$IW/rec"
+golden inst-map-option $SM report --top 0 --map "$W/basic.bin" "$IW/rec"
+golden inst-dump-no-map $SM dump "$IW/rec"
+golden inst-dump-map-option $SM dump $K --top 1 --map "$W/basic.bin" --buffer smtc "$IW/rec/trace.dat"
+# a damaged description of the instance's buffer, or its pages: the offset and the reason,
+# exit 1, no output file
+for how in tag cpu; do
+	python3 tests/datfix.py badbuf $I/trace-v6.dat "$IW/bad6-$how.dat" smtc $how
+	golden "inst-err-v6-$how" $SM report "$IW/bad6-$how.dat"
+	python3 tests/datfix.py badbuf $I/trace.dat "$IW/bad7-$how.dat" smtc $how
+	golden "inst-err-v7-$how" $SM report "$IW/bad7-$how.dat"
+done
+python3 tests/datfix.py badpage $I/trace-v6.dat "$IW/badpage.dat" 0 smtc
+golden inst-err-page $SM export --format pprof -o "$IW/out.pprof" "$IW/badpage.dat"
+# the first chunk of CPU 0 of smtc (at 16384: chunk count, sizes, zstd frame) damaged
+{ head -c 16404 $I/trace.dat; printf 'XXXX'; tail -c +16409 $I/trace.dat; } >"$IW/badchunk.dat"
+golden inst-err-chunk $SM export --format pprof -o "$IW/out.pprof" "$IW/badchunk.dat"
+if [ -e "$IW/out.pprof" ]; then ko inst-err-no-file; else ok inst-err-no-file; fi
+if [ "$tag" = build ] && command -v trace-cmd >/dev/null 2>&1; then
+	# the plugin in trace-cmd report: every definition and id of smtc with its frames
+	TRACEEVENT_PLUGIN_DIR=$B trace-cmd report -i $I/trace.dat >"$IW/tc" 2>"$IW/tcerr"
+	defs=$(grep -c '^smtc: .*kernel_stack_def: *<stack_def [0-9]* gen 0>$' "$IW/tc")
+	ids=$(grep -c '^smtc: .*kernel_stack_id: *<stack_id [0-9]*>$' "$IW/tc")
+	fr=$(grep -A1 -E 'kernel_stack_(id|def): *<stack_' "$IW/tc" |
+		grep -cE '^=> [A-Za-z_.0-9]+ \([0-9a-f]+\)$')
+	if [ "$defs" = 30 ] && [ "$ids" = 321 ] && [ "$fr" = $((defs + ids)) ] && [ ! -s "$IW/tcerr" ]; then
+		ok "plugin-inst ($defs definitions, $ids ids)"
+	else
+		ko "plugin-inst ($defs definitions, $ids ids, $fr with frames)"
+	fi
+fi
+
 # --- the reader on a thread of its own (src/evpipe.c): every command gives exactly the answer,
 # the files, the messages and the exit status of the direct call (STACKMAP_THREADS=1), on one
 # batch and on many, after a reader's error in the middle of the input (a truncated page) and
@@ -1074,7 +1185,8 @@ pipe_same() { # NAME CMD... (an output file, if any, is $W/pipe-file)
 for in in dat:$D/trace.dat many:"$W/pipe.dat" cut:"$W/pipe-cut.dat" unknown:"$W/unk.dat" \
 	bad:"$W/pipe-bad.dat" missed:"$W/missed.dat" text:tests/fixtures/trace-report.txt \
 	text-bad:tests/fixtures/trace.txt defs-dat:tests/fixtures/defs/trace.dat \
-	defs-text:tests/fixtures/trace-defs.txt defs-lost:"$W/defs-drop" defs-gens:"$W/gens"; do
+	defs-text:tests/fixtures/trace-defs.txt defs-lost:"$W/defs-drop" defs-gens:"$W/gens" \
+	inst:tests/fixtures/inst/trace.dat; do
 	f=${in#*:}
 	pipe_same "report-${in%%:*}" $SM report $K --top 5 "$f"
 	pipe_same "folded-${in%%:*}" $SM export $K --format folded "$f"
