@@ -185,13 +185,6 @@ static const struct smbin_stack *pm_find(uint32_t id)
 	return NULL;
 }
 
-static uint64_t pm_hash(uint32_t gen, uint32_t id)
-{
-	uint64_t h = ((uint64_t)gen << 32 | id) * 0x9E3779B97F4A7C15ull;
-
-	return h ^ (h >> 29);
-}
-
 static int pm_def_eq(const void *ctx, uint32_t idx, const void *key)
 {
 	const struct pm_def *d = &pm.defs[idx], *k = key;
@@ -203,7 +196,7 @@ static int pm_def_eq(const void *ctx, uint32_t idx, const void *key)
 static const struct pm_def *pm_find_def(uint32_t gen, uint32_t id)
 {
 	struct pm_def key = {.id = id, .gen = gen};
-	uint32_t i = htab_find(&pm.idx, pm_hash(gen, id), pm_def_eq, NULL, &key, NULL);
+	uint32_t i = htab_find(&pm.idx, htab_hash_gen_id(gen, id), pm_def_eq, NULL, &key, NULL);
 
 	return i == HTAB_NONE ? NULL : &pm.defs[i];
 }
@@ -212,7 +205,7 @@ static const struct pm_def *pm_find_def(uint32_t gen, uint32_t id)
 static void pm_add_def(uint32_t gen, uint32_t id, const uint64_t *ips, uint32_t nr)
 {
 	struct pm_def key = {.id = id, .gen = gen, .nr = nr};
-	uint64_t h = pm_hash(gen, id);
+	uint64_t h = htab_hash_gen_id(gen, id);
 	size_t pos;
 	uint32_t i;
 

@@ -44,6 +44,17 @@
 
 #define HTAB_NONE UINT32_MAX
 
+/*
+ * The hash of a stack's (generation, id) pair, the key of every table of stack definitions
+ * (src/stacks.c, src/input.c, the plugin): one multiply and a fold of the high bits down.
+ */
+static inline uint64_t htab_hash_gen_id(uint32_t gen, uint32_t id)
+{
+	uint64_t h = ((uint64_t)gen << 32 | id) * 0x9E3779B97F4A7C15ull;
+
+	return h ^ (h >> 29);
+}
+
 struct htab_slot {
 	uint32_t idx1; /* entry index + 1; 0: empty */
 	uint32_t hash; /* low 32 bits of the entry's hash */

@@ -593,7 +593,8 @@ static int in_missing_eq(const void *ctx, uint32_t idx, const void *key)
 
 static int in_note_missing(struct in_src *in, uint32_t gen, uint32_t id)
 {
-	uint64_t key = (uint64_t)gen << 32 | id, h = key * 0x9E3779B97F4A7C15ull;
+	uint64_t key = (uint64_t)gen << 32 | id, h = htab_hash_gen_id(gen, id);
+	uint64_t *n;
 	size_t j;
 	int ret;
 
@@ -601,19 +602,14 @@ static int in_note_missing(struct in_src *in, uint32_t gen, uint32_t id)
 	ret = htab_reserve(&in->missing_idx);
 	if (ret)
 		return ret;
-	if (htab_find(&in->missing_idx, h ^ (h >> 29), in_missing_eq, in, &key, &j) != HTAB_NONE)
+	if (htab_find(&in->missing_idx, h, in_missing_eq, in, &key, &j) != HTAB_NONE)
 		return 0;
-	if (in->nmissing == in->missing_cap) {
-		size_t ncap = in->missing_cap ? in->missing_cap * 2 : 64;
-		uint64_t *n = realloc(in->missing, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		in->missing = n;
-		in->missing_cap = ncap;
-	}
+	n = sm_grow(in->missing, &in->missing_cap, in->nmissing + 1, sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	in->missing = n;
 	in->missing[in->nmissing] = key;
-	htab_insert_at(&in->missing_idx, j, h ^ (h >> 29), (uint32_t)in->nmissing++);
+	htab_insert_at(&in->missing_idx, j, h, (uint32_t)in->nmissing++);
 	return 0;
 }
 

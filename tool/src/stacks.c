@@ -32,13 +32,6 @@ void stk_free(struct stk_set *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static uint64_t stk_hash(uint32_t gen, uint32_t id)
-{
-	uint64_t h = ((uint64_t)gen << 32 | id) * 0x9E3779B97F4A7C15ull;
-
-	return h ^ (h >> 29);
-}
-
 struct stk_key {
 	uint32_t gen, id;
 };
@@ -109,7 +102,7 @@ static int stk_store(struct stk_set *s, const struct stk_def *d, size_t *first)
 int stk_add_def(struct stk_set *s, const struct stk_def *d)
 {
 	struct stk_key key = {.gen = d->gen, .id = d->id};
-	uint64_t h = stk_hash(d->gen, d->id);
+	uint64_t h = htab_hash_gen_id(d->gen, d->id);
 	size_t pos, first, cap, i;
 	uint32_t idx;
 	int ret;
@@ -297,7 +290,7 @@ const struct ev_idstack *stk_resolve(const struct stk_set *s, uint64_t ts_ns, ui
 	*gen = g;
 	if (s->ndefs) {
 		key = (struct stk_key){.gen = g, .id = id};
-		idx = htab_find(&s->idx, stk_hash(g, id), stk_eq, s, &key, NULL);
+		idx = htab_find(&s->idx, htab_hash_gen_id(g, id), stk_eq, s, &key, NULL);
 		if (idx != HTAB_NONE)
 			return &s->defs[idx];
 		if (g != s->map_gen)

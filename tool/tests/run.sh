@@ -19,6 +19,22 @@ tag=$(basename "$B")
 ok() { pass=$((pass + 1)); echo "PASS [$tag] $1"; }
 ko() { fail=$((fail + 1)); echo "FAIL [$tag] $1"; }
 
+# plugin_frames NAME OUT ERR PREFIX DEFS IDS: trace-cmd report's output OUT with the plugin
+# holds DEFS definitions and IDS id events on lines that start with PREFIX, each followed by a
+# symbolized frame, and its stderr ERR is empty.
+plugin_frames() {
+	defs=$(grep -c "^$4.*kernel_stack_def: *<stack_def [0-9]* gen 0>\$" "$2")
+	ids=$(grep -c "^$4.*kernel_stack_id: *<stack_id [0-9]*>\$" "$2")
+	fr=$(grep -A1 -E 'kernel_stack_(id|def): *<stack_' "$2" |
+		grep -cE '^=> [A-Za-z_.0-9]+ \([0-9a-f]+\)$')
+	if [ "$defs" = "$5" ] && [ "$ids" = "$6" ] && [ "$fr" = $((defs + ids)) ] && [ ! -s "$3" ]; then
+		ok "$1 ($defs definitions, $ids ids)"
+	else
+		ko "$1 ($defs definitions, $ids ids, $fr with frames)"
+		head -3 "$3"
+	fi
+}
+
 # golden NAME CMD...: run CMD, compare stdout+stderr+exit status with tests/golden/NAME.txt
 golden() {
 	name=$1
@@ -964,16 +980,7 @@ if [ "$tag" = build ] && command -v trace-cmd >/dev/null 2>&1; then
 	# frames, nothing on stderr; an id's frames are its definition's
 	export TRACEEVENT_PLUGIN_DIR=$B
 	trace-cmd report -i "$DW/alone.dat" >"$W/dtc" 2>"$W/dtcerr"
-	defs=$(grep -c 'kernel_stack_def: *<stack_def [0-9]* gen 0>$' "$W/dtc")
-	ids=$(grep -c 'kernel_stack_id: *<stack_id [0-9]*>$' "$W/dtc")
-	fr=$(grep -A1 -E 'kernel_stack_(id|def): *<stack_' "$W/dtc" |
-		grep -cE '^=> [A-Za-z_.0-9]+ \([0-9a-f]+\)$')
-	if [ "$defs" = 131 ] && [ "$ids" = 774 ] && [ "$fr" = $((defs + ids)) ] && [ ! -s "$W/dtcerr" ]; then
-		ok "plugin-defs-no-map ($defs definitions, $ids ids)"
-	else
-		ko "plugin-defs-no-map ($defs definitions, $ids ids, $fr with frames)"
-		head -3 "$W/dtcerr"
-	fi
+	plugin_frames plugin-defs-no-map "$W/dtc" "$W/dtcerr" "" 131 774
 	frames_of() { # FILE PATTERN: the function names of the first block after PATTERN
 		awk -v p="$2" 'index($0, p) {on = 1; next} on && /^=> / {print $2; next} on {exit}' "$1"
 	}
@@ -1135,15 +1142,7 @@ if [ -e "$IW/out.pprof" ]; then ko inst-err-no-file; else ok inst-err-no-file; f
 if [ "$tag" = build ] && command -v trace-cmd >/dev/null 2>&1; then
 	# the plugin in trace-cmd report: every definition and id of smtc with its frames
 	TRACEEVENT_PLUGIN_DIR=$B trace-cmd report -i $I/trace.dat >"$IW/tc" 2>"$IW/tcerr"
-	defs=$(grep -c '^smtc: .*kernel_stack_def: *<stack_def [0-9]* gen 0>$' "$IW/tc")
-	ids=$(grep -c '^smtc: .*kernel_stack_id: *<stack_id [0-9]*>$' "$IW/tc")
-	fr=$(grep -A1 -E 'kernel_stack_(id|def): *<stack_' "$IW/tc" |
-		grep -cE '^=> [A-Za-z_.0-9]+ \([0-9a-f]+\)$')
-	if [ "$defs" = 30 ] && [ "$ids" = 321 ] && [ "$fr" = $((defs + ids)) ] && [ ! -s "$IW/tcerr" ]; then
-		ok "plugin-inst ($defs definitions, $ids ids)"
-	else
-		ko "plugin-inst ($defs definitions, $ids ids, $fr with frames)"
-	fi
+	plugin_frames plugin-inst "$IW/tc" "$IW/tcerr" "smtc: " 30 321
 fi
 
 # --- the reader on a thread of its own (src/evpipe.c): every command gives exactly the answer,
