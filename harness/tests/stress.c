@@ -523,10 +523,8 @@ static void *herd_thread(void *arg)
 		herd_barrier(2 * r);
 		herd_ids[w->cpu] = ftrace_stackmap_get_id(map, ips, 16);
 		if (herd_ids[w->cpu] >= 0) {
-			u32 gen;
-
 			rcu_read_lock_sched_notrace();
-			herd_claims[w->cpu] += ftrace_stackmap_claim_def(map, herd_ids[w->cpu], &gen);
+			herd_claims[w->cpu] += ftrace_stackmap_claim_def(map, herd_ids[w->cpu]);
 			rcu_read_unlock_sched_notrace();
 		}
 		herd_barrier(2 * r + 1);

@@ -452,7 +452,6 @@ static void test_defs(void)
 	struct ftrace_stackmap *map = new_map(10);
 	struct ftrace_stackmap_stack s;
 	unsigned long ips[8];
-	u32 gen = 99;
 	int a, b;
 
 	fill(ips, 8, 1);
@@ -460,9 +459,8 @@ static void test_defs(void)
 	fill(ips, 8, 2);
 	b = ftrace_stackmap_get_id(map, ips, 8);
 	CHECK(a == 0 && b == 1, "ids %d %d", a, b);
-	CHECK(ftrace_stackmap_claim_def(map, b, &gen), "first claim of b");
-	CHECK_EQ(gen, 0);
-	CHECK(!ftrace_stackmap_claim_def(map, b, &gen), "second claim of b");
+	CHECK(ftrace_stackmap_claim_def(map, b), "first claim of b");
+	CHECK(!ftrace_stackmap_claim_def(map, b), "second claim of b");
 	CHECK_EQ(ftrace_stackmap_get_id(map, ips, 8), b);	/* the hit path masks the mark */
 	ftrace_stackmap_read_lock(map);
 	CHECK(ftrace_stackmap_lookup(map, b, &s, NULL), "lookup b");
@@ -470,19 +468,19 @@ static void test_defs(void)
 	CHECK_EQ(s.id, b);
 	CHECK_EQ(s.nr, 8);
 	CHECK_EQ(s.ref_count, 2);
-	CHECK(!ftrace_stackmap_claim_def(map, 2, &gen), "id 2 was never handed out");
-	CHECK(!ftrace_stackmap_claim_def(map, 1024, &gen), "id past the capacity");
-	CHECK(ftrace_stackmap_claim_def(map, a, &gen), "a is independent of b");
+	CHECK(!ftrace_stackmap_claim_def(map, 2), "id 2 was never handed out");
+	CHECK(!ftrace_stackmap_claim_def(map, 1024), "id past the capacity");
+	CHECK(ftrace_stackmap_claim_def(map, a), "a is independent of b");
 
 	ftrace_stackmap_unclaim_def(map, b);
-	CHECK(ftrace_stackmap_claim_def(map, b, &gen), "claim after unclaim");
-	CHECK(!ftrace_stackmap_claim_def(map, a, &gen), "unclaim of b left a claimed");
+	CHECK(ftrace_stackmap_claim_def(map, b), "claim after unclaim");
+	CHECK(!ftrace_stackmap_claim_def(map, a), "unclaim of b left a claimed");
 
 	ftrace_stackmap_read_lock(map);
 	ftrace_stackmap_forget_defs(map);
 	ftrace_stackmap_read_unlock(map);
-	CHECK(ftrace_stackmap_claim_def(map, a, &gen), "claim of a after forget");
-	CHECK(ftrace_stackmap_claim_def(map, b, &gen), "claim of b after forget");
+	CHECK(ftrace_stackmap_claim_def(map, a), "claim of a after forget");
+	CHECK(ftrace_stackmap_claim_def(map, b), "claim of b after forget");
 
 	/* The insert path, racing with itself, also masks the mark of the winner's record. */
 	fill(ips, 8, 1);
@@ -490,8 +488,7 @@ static void test_defs(void)
 
 	CHECK_EQ(ftrace_stackmap_reset(map, NULL, NULL), 0);
 	CHECK_EQ(ftrace_stackmap_get_id(map, ips, 8), 0);
-	CHECK(ftrace_stackmap_claim_def(map, 0, &gen), "claim after reset");
-	CHECK_EQ(gen, 1);
+	CHECK(ftrace_stackmap_claim_def(map, 0), "claim after reset");
 	ftrace_stackmap_destroy(map);
 }
 

@@ -293,6 +293,12 @@ static int is_reset(const char *s, size_t n)
 	       (n == 5 && !memcmp(s, "reset", 5)) || (n == 6 && !memcmp(s, "reset\n", 6));
 }
 
+/* "next": switch the map's generation; works, or is refused while the other map is busy. */
+static int is_next(const char *s, size_t n)
+{
+	return (n == 4 && !memcmp(s, "next", 4)) || (n == 5 && !memcmp(s, "next\n", 5));
+}
+
 static atomic_long resets_done;
 
 static void op_write(const struct ctx *c, int fd, int file, int oflags, const char *s, size_t n,
@@ -302,6 +308,7 @@ static void op_write(const struct ctx *c, int fd, int file, int oflags, const ch
 	const char *name;
 	int reset = file == F_MAP && is_reset(s, n);
 	int defs = file == F_DEFS && is_defs(s, n);
+	int next = file == F_MAP && is_next(s, n);
 	long ret;
 
 	switch (kind) {
@@ -335,6 +342,12 @@ static void op_write(const struct ctx *c, int fd, int file, int oflags, const ch
 		expect(c, name, file, oflags, ret, errno, 0, NULL);
 		check(ret == (long)n, "%s: %s of '%.*s' to %s returned %ld", c->where, name,
 		      (int)n, s, fname[file], ret);
+	} else if (next) {
+		/* EBUSY: the retired map is not recycled yet; ENODEV: no map; ENOMEM. */
+		expect(c, name, file, oflags, ret, errno, 0, ERRS(EBUSY, ENODEV, ENOMEM));
+		if (ret >= 0)
+			check(ret == (long)n, "%s: %s of next returned %ld for %zu bytes", c->where,
+			      name, ret, n);
 	} else if (!reset) {
 		expect(c, name, file, oflags, ret, errno, 1, ERRS(EINVAL));
 	} else if (c->tracing_on && !c->disturbed) {
@@ -559,7 +572,7 @@ static void open_refusals(const struct ctx *c, int file)
 static void table_on_fd(const struct ctx *c, int fd, int file, int oflags)
 {
 	static const char *const bad_writes[] = { "x", "1", "resetx", "0 ", " 0", "RESET",
-						  "reset\r\n" };
+						  "reset\r\n", "nex", "next ", "NEXT", "nextt" };
 	/* Writes strlen() cannot describe: empty, embedded NULs, binary junk, over-long. */
 	static const struct {
 		const char *s;
@@ -778,7 +791,12 @@ static void *disturber(void *arg)
 	int ret;
 
 	while (!stop) {
-		switch (rnd(&s) % 8) {
+		switch (rnd(&s) % 9) {
+		case 8:
+			/* A generation switch: refused while the retired map is in use. */
+			ret = twrite(T "stack_map", rnd(&s) & 1 ? "next\n" : "next");
+			check(!ret || ret == -EBUSY, "disturber: next failed with %s", strerror(-ret));
+			break;
 		case 0:
 		case 1:
 			resets_tried++;
@@ -1056,7 +1074,7 @@ struct rthread {
 static void *random_worker(void *arg)
 {
 	static const char *const writes[] = { "0", "0\n", "reset", "reset\n", "x", "",
-					      "reset\n\n", "00", "0\0" };
+					      "reset\n\n", "00", "0\0", "next", "next\n" };
 	struct rthread *rt = arg;
 	unsigned int s = rt->seed | 1;
 	struct ctx c = { .disturbed = 1, .where = "random" };
@@ -1093,7 +1111,7 @@ static void *random_worker(void *arg)
 			op_read(&c, fds[slot], ffile[slot], fflags[slot], sz, off, op - 1);
 			break;
 		case 4 ... 5: {
-			const char *w = writes[rnd(&s) % 9];
+			const char *w = writes[rnd(&s) % (sizeof(writes) / sizeof(writes[0]))];
 			size_t len = strlen(w) + (w[0] == '0' && w[1] == 0 && rnd(&s) % 4 == 0);
 
 			if (!len)
