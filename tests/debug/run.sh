@@ -57,6 +57,12 @@ if [ "$mode" = debug ]; then
 	run "fileops_test check" $G/fileops_test check
 fi
 run "fileops_test random, 20 s, 4 threads" $G/fileops_test random 3 20 4
+# Generation switches, recycling and the checks of every id against its map, with the
+# kernel's checkers watching (SM_FTRACE: the series' ftracetest directory, from scripts/test).
+if [ -n "${SM_FTRACE:-}" ]; then
+	run "ftracetest stackmap/generations.tc" \
+		sh -c "cd $SM_FTRACE && ./ftracetest -l /tmp/ftracetest-logs test.d/stackmap/generations.tc"
+fi
 run "smbin_test check" $G/smbin_test check
 run "smbin_test stress 20 s" $G/smbin_test stress 20
 
