@@ -18,7 +18,11 @@
 
 #define REP_DEFAULT_TOP 5
 
-/* One (event type, stack) pair and how many references it got. */
+/*
+ * One (event type, stack) pair and how many references it got. A stack by id is its generation,
+ * id and what it resolved to: one (gen, id) defined with two stacks (after 8192 map switches)
+ * is two entries.
+ */
 struct rep_ent {
 	uint32_t event; /* index in rep.types */
 	uint32_t full; /* 0: val is a stack id of generation gen; 1: val indexes rep.full */
@@ -57,11 +61,17 @@ struct rep {
 	size_t joincap;
 };
 
-static uint64_t rep_hash(uint32_t ev, uint32_t full, uint32_t val, uint32_t gen)
+/* The index + 1 of what a stack by id resolved to in the input's table, 0: nothing. */
+static uint32_t rep_res(const struct ev_idstack *s)
+{
+	return s ? s->index + 1 : 0;
+}
+
+static uint64_t rep_hash(uint32_t ev, uint32_t full, uint32_t val, uint32_t gen, uint32_t res)
 {
 	uint64_t h = ((uint64_t)ev << 33 | (uint64_t)full << 32 | val) * 0x9E3779B97F4A7C15ull;
 
-	h ^= gen * 0xC2B2AE3D27D4EB4Full;
+	h ^= ((uint64_t)res << 32 | gen) * 0xC2B2AE3D27D4EB4Full;
 	return h ^ (h >> 31);
 }
 
@@ -69,7 +79,8 @@ static int rep_ent_eq(const void *ctx, uint32_t idx, const void *key)
 {
 	const struct rep_ent *e = &((const struct rep *)ctx)->ents[idx], *k = key;
 
-	return e->event == k->event && e->full == k->full && e->val == k->val && e->gen == k->gen;
+	return e->event == k->event && e->full == k->full && e->val == k->val && e->gen == k->gen &&
+	       e->s == k->s;
 }
 
 /* One more reference of event type @ev to a full stack (@full: @val) or to id @val of @gen. */
@@ -78,7 +89,7 @@ static int rep_count(struct rep *r, uint32_t ev, uint32_t full, uint32_t val, ui
 {
 	struct rep_ent key = {
 		.event = ev, .full = full, .val = val, .gen = gen, .s = s, .count = 1};
-	uint64_t h = rep_hash(ev, full, val, gen);
+	uint64_t h = rep_hash(ev, full, val, gen, rep_res(s));
 	uint32_t idx;
 	size_t j;
 	int ret;
@@ -248,7 +259,9 @@ static int rep_ent_cmp(const void *a, const void *b)
 		return x->full < y->full ? -1 : 1;
 	if (x->val != y->val)
 		return x->val < y->val ? -1 : 1;
-	return x->gen < y->gen ? -1 : (x->gen > y->gen);
+	if (x->gen != y->gen)
+		return x->gen < y->gen ? -1 : 1;
+	return rep_res(x->s) < rep_res(y->s) ? -1 : (rep_res(x->s) > rep_res(y->s));
 }
 
 /* The frames of an entry, leaf first (valid until the next rep_frames_of() on it). */

@@ -841,8 +841,9 @@ void in_notes(const struct in_src *in)
 		       in->path, (unsigned long long)st->refs_missing, st->ids_missing,
 		       in->map_from);
 	if (in->stk.dup_differ)
-		sm_err("%s: %llu stack definitions differ from an earlier one of the same "
-		       "generation and id: the earliest is used",
+		sm_err("%s: %llu stacks are defined under a generation and id that an earlier "
+		       "definition gave another stack (an id comes back after 8192 map switches): "
+		       "a reference uses the latest definition not after it",
 		       in->path, (unsigned long long)in->stk.dup_differ);
 	if (in->stk.map_differ)
 		sm_err("%s: %zu stack definitions of generation %u differ from %s (the lowest: "

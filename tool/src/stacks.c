@@ -22,7 +22,10 @@ void stk_free(struct stk_set *s)
 	free(s->defs);
 	free(s->def_ts);
 	free(s->def_first);
+	free(s->def_next);
 	htab_free(&s->idx);
+	free(s->occ);
+	free(s->span);
 	free(s->addrs);
 	free(s->text);
 	free(s->toffs);
@@ -99,42 +102,18 @@ static int stk_store(struct stk_set *s, const struct stk_def *d, size_t *first)
 	return 0;
 }
 
-int stk_add_def(struct stk_set *s, const struct stk_def *d)
+/* Append definition @d as entry *@i of defs (not yet in the index). */
+static int stk_new_def(struct stk_set *s, const struct stk_def *d, uint32_t *i)
 {
-	struct stk_key key = {.gen = d->gen, .id = d->id};
-	uint64_t h = htab_hash_gen_id(d->gen, d->id);
-	size_t pos, first, cap, i;
-	uint32_t idx;
+	size_t first, cap;
 	int ret;
 
-	if (s->finished || !d->nr || d->nr > SMBIN_MAX_DEPTH ||
-	    (s->ndefs && !!d->addrs != !!s->addr_defs))
-		return -EINVAL; /* (one recording has text or addresses, never both) */
-	ret = htab_reserve(&s->idx);
-	if (ret)
-		return ret;
-	idx = htab_find(&s->idx, h, stk_eq, s, &key, &pos);
-	if (idx != HTAB_NONE) {
-		if (stk_same(s, idx, d)) {
-			if (d->ts_ns < s->def_ts[idx])
-				s->def_ts[idx] = d->ts_ns;
-			return 0;
-		}
-		s->dup_differ++;
-		if (d->ts_ns >= s->def_ts[idx])
-			return 0;
-		ret = stk_store(s, d, &first); /* the earlier one is kept */
-		if (ret)
-			return ret;
-		s->def_first[idx] = first;
-		s->defs[idx].nr = d->nr;
-		s->def_ts[idx] = d->ts_ns;
-		return 0;
-	}
 	if (s->ndefs == s->defs_cap) {
-		/* three arrays of one capacity: each grows from the old one */
+		/* four arrays of one capacity: each grows from the old one */
 		void *n;
 
+		if (s->ndefs >= HTAB_NONE)
+			return -E2BIG;
 		cap = s->defs_cap;
 		if (!(n = sm_grow(s->defs, &cap, s->ndefs + 1, sizeof(*s->defs))))
 			return -ENOMEM;
@@ -147,19 +126,70 @@ int stk_add_def(struct stk_set *s, const struct stk_def *d)
 		if (!(n = sm_grow(s->def_first, &cap, s->ndefs + 1, sizeof(*s->def_first))))
 			return -ENOMEM;
 		s->def_first = n;
+		cap = s->defs_cap;
+		if (!(n = sm_grow(s->def_next, &cap, s->ndefs + 1, sizeof(*s->def_next))))
+			return -ENOMEM;
+		s->def_next = n;
 		s->defs_cap = cap;
 	}
 	ret = stk_store(s, d, &first);
 	if (ret)
 		return ret;
-	i = s->ndefs++;
-	s->defs[i] = (struct ev_idstack){
-		.id = d->id, .gen = d->gen, .nr = d->nr, .index = (uint32_t)i, .from = EV_FROM_DEF};
-	s->def_ts[i] = d->ts_ns;
-	s->def_first[i] = first;
+	*i = (uint32_t)s->ndefs++;
+	s->defs[*i] = (struct ev_idstack){
+		.id = d->id, .gen = d->gen, .nr = d->nr, .index = *i, .from = EV_FROM_DEF};
+	s->def_ts[*i] = d->ts_ns;
+	s->def_first[*i] = first;
+	s->def_next[*i] = HTAB_NONE;
 	if (d->addrs)
 		s->addr_defs++;
-	htab_insert_at(&s->idx, pos, h, (uint32_t)i);
+	return 0;
+}
+
+int stk_add_def(struct stk_set *s, const struct stk_def *d)
+{
+	struct stk_key key = {.gen = d->gen, .id = d->id};
+	uint64_t h = htab_hash_gen_id(d->gen, d->id);
+	struct stk_occ *o;
+	uint32_t head, i;
+	size_t pos;
+	int ret;
+
+	if (s->finished || !d->nr || d->nr > SMBIN_MAX_DEPTH ||
+	    (s->ndefs && !!d->addrs != !!s->addr_defs))
+		return -EINVAL; /* (one recording has text or addresses, never both) */
+	if (s->nocc >= UINT32_MAX)
+		return -E2BIG; /* (a timeline's place in occ is 32 bits) */
+	o = sm_grow(s->occ, &s->occ_cap, s->nocc + 1, sizeof(*s->occ));
+	if (!o)
+		return -ENOMEM;
+	s->occ = o;
+	ret = htab_reserve(&s->idx);
+	if (ret)
+		return ret;
+	head = htab_find(&s->idx, h, stk_eq, s, &key, &pos);
+	if (head == HTAB_NONE) {
+		ret = stk_new_def(s, d, &i);
+		if (ret)
+			return ret;
+		htab_insert_at(&s->idx, pos, h, i);
+		head = i;
+	} else {
+		/* the same stack again (writing 1 to stack_map_defs), or another one */
+		for (i = head; i != HTAB_NONE && !stk_same(s, i, d); i = s->def_next[i])
+			;
+		if (i == HTAB_NONE) {
+			ret = stk_new_def(s, d, &i);
+			if (ret)
+				return ret;
+			s->def_next[i] = s->def_next[head];
+			s->def_next[head] = i;
+			s->dup_differ++;
+		} else if (d->ts_ns < s->def_ts[i]) {
+			s->def_ts[i] = d->ts_ns;
+		}
+	}
+	s->occ[s->nocc++] = (struct stk_occ){.ts_ns = d->ts_ns, .head = head, .def = i};
 	return 0;
 }
 
@@ -203,6 +233,65 @@ static int stk_gens(struct stk_set *s)
 	return 0;
 }
 
+static int stk_occ_cmp(const void *a, const void *b)
+{
+	const struct stk_occ *x = a, *y = b;
+
+	if (x->head != y->head)
+		return x->head < y->head ? -1 : 1;
+	if (x->ts_ns != y->ts_ns)
+		return x->ts_ns < y->ts_ns ? -1 : 1;
+	return x->def < y->def ? -1 : (x->def > y->def);
+}
+
+/*
+ * Each (gen, id)'s timeline: its definitions ordered by timestamp (ties by entry), in place in
+ * occ, keeping only the first of each run of one stack; span[head] says where it is.
+ */
+static int stk_timelines(struct stk_set *s)
+{
+	size_t i, n = 0;
+
+	if (!s->ndefs)
+		return 0;
+	s->span = calloc(s->ndefs, sizeof(*s->span));
+	if (!s->span)
+		return -ENOMEM;
+	qsort(s->occ, s->nocc, sizeof(*s->occ), stk_occ_cmp);
+	for (i = 0; i < s->nocc; i++) {
+		struct stk_span *sp = &s->span[s->occ[i].head];
+
+		if (!sp->n)
+			sp->first = (uint32_t)n;
+		else if (s->occ[n - 1].def == s->occ[i].def)
+			continue;
+		sp->n++;
+		s->occ[n++] = s->occ[i];
+	}
+	s->nocc = n;
+	return 0;
+}
+
+/* The definition of the (gen, id) whose first definition is @head for a reference at @ts_ns. */
+static const struct ev_idstack *stk_def_at(const struct stk_set *s, uint32_t head, uint64_t ts_ns)
+{
+	const struct stk_span *sp = &s->span[head];
+	size_t lo = sp->first, hi = (size_t)sp->first + sp->n;
+
+	if (sp->n <= 1)
+		return &s->defs[head];
+	/* the last definition not after ts_ns; else the first */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->occ[mid].ts_ns <= ts_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return &s->defs[s->occ[lo > sp->first ? lo - 1 : sp->first].def];
+}
+
 int stk_finish(struct stk_set *s, const struct smbin_map *map, int map_gen_known, uint32_t map_gen)
 {
 	const struct smbin_stack *m;
@@ -225,6 +314,8 @@ int stk_finish(struct stk_set *s, const struct smbin_map *map, int map_gen_known
 			s->defs[i].frames = s->tptrs + s->def_first[i];
 	}
 	ret = stk_gens(s);
+	if (!ret)
+		ret = stk_timelines(s);
 	if (ret)
 		return ret;
 	s->map = map && map->nr ? map : NULL;
@@ -243,9 +334,13 @@ int stk_finish(struct stk_set *s, const struct smbin_map *map, int map_gen_known
 							 .index = (uint32_t)(s->ndefs + i),
 							 .from = EV_FROM_MAP};
 		}
+		/* the map is saved at the end: it holds the latest definition of each id */
 		for (i = 0; s->addr_defs && i < s->ndefs; i++) {
-			const struct ev_idstack *d = &s->defs[i];
+			const struct ev_idstack *d;
 
+			if (!s->span[i].n)
+				continue; /* (not the first definition of its (gen, id)) */
+			d = &s->defs[s->occ[s->span[i].first + s->span[i].n - 1].def];
 			if (d->gen != s->map_gen || !(m = smbin_find(map, d->id, NULL)))
 				continue;
 			if ((m->nr != d->nr ||
@@ -292,7 +387,7 @@ const struct ev_idstack *stk_resolve(const struct stk_set *s, uint64_t ts_ns, ui
 		key = (struct stk_key){.gen = g, .id = id};
 		idx = htab_find(&s->idx, htab_hash_gen_id(g, id), stk_eq, s, &key, NULL);
 		if (idx != HTAB_NONE)
-			return &s->defs[idx];
+			return stk_def_at(s, idx, ts_ns);
 		if (g != s->map_gen)
 			return NULL;
 	}

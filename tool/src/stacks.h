@@ -3,17 +3,23 @@
  * stacks - what the stack ids of a recording stand for: the recording's own stack definitions
  * (kernel_stack_def records, `<stack_def N gen G>` blocks) and the stack map (stack_map_bin).
  *
- * With the kernel's stack_map_defs set, the first use of each stack in a generation of the map
- * (a reset of the map starts a new one, and ids start again from 0) writes a definition just
- * before the id event, on the same CPU. Another CPU may use the id a few events before that
- * definition is committed, so every definition is collected first (stk_add_def(), the input
- * layer's first pass over the recording), then the table is closed (stk_finish()) and only
- * read while the references are resolved (stk_resolve(), from any thread).
+ * With the kernel's stack_map_defs set, the first use of each stack in a map writes a definition
+ * just before the id event, on the same CPU: after a reset of the map (a new generation, and ids
+ * start again from 0), and after each switch to the instance's other map, whose ids carry the
+ * switch in their high bits (the generation stays: stackmap.1, DESCRIPTION). Another CPU may
+ * use the id a few events before that definition is committed, so every definition is
+ * collected first (stk_add_def(), the input layer's first pass over the recording), then the
+ * table is closed (stk_finish()) and only read while the references are resolved
+ * (stk_resolve(), from any thread).
  *
  * The rules it implements (which generation a reference belongs to, definitions before the
  * map, the map's generation, repeated and disagreeing definitions) are written down once, in
  * the man page (stackmap.1, INPUT, "Stack definitions"); stk_gen_at() and stk_resolve() are
- * them. The generations are ordered by their first definition's timestamp (gens); the map's
+ * them. The generations are ordered by their first definition's timestamp (gens). Each
+ * distinct stack defined under a (gen, id) is one entry of defs; after 8192 map switches in
+ * one generation an id comes back with another stack, so every definition read is also kept
+ * as a stk_occ (when, which entry), and stk_finish() turns them into each (gen, id)'s
+ * timeline: its definitions in time order, a run of one stack kept once (span). The map's
  * records get ev_idstack entries of their own (mstk) so that every resolved stack has one
  * dense index. This library never prints; functions return 0 or a negative errno.
  */
@@ -42,13 +48,28 @@ struct stk_gen {
 	uint32_t gen;
 };
 
+/* A definition read: when, its (gen, id) (the key's first entry of defs) and its stack. */
+struct stk_occ {
+	uint64_t ts_ns;
+	uint32_t head, def;
+};
+
+/* stk_finish(): the timeline of a (gen, id), occ[first] to occ[first + n - 1], ts increasing. */
+struct stk_span {
+	uint32_t first, n;
+};
+
 struct stk_set {
-	/* definitions in the order first seen; index i is ev_idstack.index i */
+	/* distinct definitions in the order first seen; index i is ev_idstack.index i */
 	struct ev_idstack *defs;
 	size_t ndefs, defs_cap;
-	uint64_t *def_ts; /* per definition: the timestamp of the one kept */
+	uint64_t *def_ts; /* per definition: its earliest timestamp */
 	size_t *def_first; /* per definition: its first frame in addrs or toffs */
-	struct htab idx; /* over defs, hashed by (gen, id) */
+	uint32_t *def_next; /* per definition: the next of its (gen, id) (HTAB_NONE: none) */
+	struct htab idx; /* over the first definition of each (gen, id), hashed by it */
+	struct stk_occ *occ; /* every definition read; stk_finish(): the timelines */
+	size_t nocc, occ_cap;
+	struct stk_span *span; /* stk_finish(): per first definition of a (gen, id) */
 	uint64_t *addrs; /* address frames, back to back */
 	size_t naddrs, addrs_cap;
 	char *text; /* text frames, each NUL-terminated */
@@ -65,8 +86,8 @@ struct stk_set {
 	uint32_t map_gen;
 	struct ev_idstack *mstk; /* mstk[i] stands for map->stacks[i], index ndefs + i */
 	int finished;
-	uint64_t dup_differ; /* definitions that differ from an earlier one of their (gen, id) */
-	size_t map_differ; /* definitions that differ from the map's record of their id */
+	uint64_t dup_differ; /* stacks defined under a (gen, id) that already had another */
+	size_t map_differ; /* (gen, id)s whose latest definition differs from the map's record */
 	uint32_t map_differ_id; /* the lowest such id */
 };
 
@@ -92,7 +113,10 @@ static inline size_t stk_total(const struct stk_set *s)
 /* stk_gen_at() - the generation of a reference at @ts_ns (the rule above). */
 uint32_t stk_gen_at(const struct stk_set *s, uint64_t ts_ns);
 
-/* stk_resolve() - what id @id of a reference at @ts_ns stands for (NULL: nothing); its gen. */
+/*
+ * stk_resolve() - what id @id of a reference at @ts_ns stands for (NULL: nothing); its gen.
+ * Of several definitions of the (gen, id), the latest not after @ts_ns, else the earliest.
+ */
 const struct ev_idstack *stk_resolve(const struct stk_set *s, uint64_t ts_ns, uint32_t id,
 				     uint32_t *gen);
 

@@ -44,6 +44,12 @@ datfix.py dropdef IN.dat OUT.dat ID [BUFFER]
 datfix.py defsize IN.dat OUT.dat ID SIZE
     Set the size field of the first kernel_stack_def record of stack_id ID to SIZE (signed),
     to make a definition that claims more frames than its record holds, or a bad count.
+datfix.py kallsyms IN.dat MAP OUT
+    Write the kallsyms lines of a version 6 trace.dat that cover the addresses of MAP (a
+    stack_map_bin), as shrink keeps them: the kallsyms of another recording of the same boot.
+datfix.py mapcut IN OUT MIN MAX
+    Copy a little-endian stack_map_bin keeping only the records whose id is in MIN..MAX (as
+    if the kernel had listed the map in use without the retired map, or the other way round).
 datfix.py explode IN.dat DIR
     Write the parts of a version 6 trace.dat as the files of a tracefs tree: events/header_page,
     events/header_event, events/SYSTEM/EVENT/format, per_cpu/cpuN/trace_pipe_raw (the pages),
@@ -232,25 +238,29 @@ def def_addrs(dat):
     return addrs
 
 
-def shrink(inp, mapf, out, pages, first=None):
-    dat = Dat(open(inp, "rb").read())
+def cover(kallsyms, addrs):
+    """The lines of kallsyms (text symbols) that cover addrs, each with the symbol after it."""
     syms = []
-    for l in dat.kallsyms.decode().splitlines():
+    for l in kallsyms.decode().splitlines():
         f = l.split()
         if len(f) >= 3 and f[1] in "tTwW":
             syms.append((int(f[0], 16), l))
     syms.sort()
     keep = set()
-    addrs = sorted(def_addrs(dat) if mapf == "defs" else map_addrs(mapf))
     j = 0
-    for a in addrs:
+    for a in sorted(addrs):
         while j + 1 < len(syms) and syms[j + 1][0] <= a:
             j += 1
         if syms and syms[j][0] <= a:
             keep.add(j)
             if j + 1 < len(syms):
                 keep.add(j + 1)  # bounds the covering symbol's size
-    ks = "".join(syms[i][1] + "\n" for i in sorted(keep)).encode()
+    return "".join(syms[i][1] + "\n" for i in sorted(keep)).encode()
+
+
+def shrink(inp, mapf, out, pages, first=None):
+    dat = Dat(open(inp, "rb").read())
+    ks = cover(dat.kallsyms, def_addrs(dat) if mapf == "defs" else map_addrs(mapf))
     first = first or [0] * len(dat.cpus)
     ps = dat.page_size
 
@@ -258,6 +268,23 @@ def shrink(inp, mapf, out, pages, first=None):
         return [c[f * ps:(f + pages) * ps] for c, f in zip(cpus, first)]
 
     write_v6(dat, out, cut(dat.cpus), ks, [(nm, cut(c)) for nm, c in dat.buffers[1:]])
+
+
+def kallsyms(inp, mapf, out):
+    open(out, "wb").write(cover(Dat(open(inp, "rb").read()).kallsyms, map_addrs(mapf)))
+
+
+def mapcut(inp, out, lo, hi):
+    d = open(inp, "rb").read()
+    magic, version, nr, res = struct.unpack_from("<IIII", d, 0)
+    assert magic == 0x46534D42 and version == 1, "not a little-endian stack_map_bin"
+    p, recs = 16, []
+    for _ in range(nr):
+        sid, depth = struct.unpack_from("<II", d, p)
+        if lo <= sid <= hi:
+            recs.append(d[p:p + 16 + 8 * depth])
+        p += 16 + 8 * depth
+    open(out, "wb").write(struct.pack("<IIII", magic, version, len(recs), res) + b"".join(recs))
 
 
 def dupbuf(inp, out, src, dst):
@@ -523,6 +550,10 @@ if __name__ == "__main__":
         dropdef(sys.argv[2], sys.argv[3], int(sys.argv[4]), *sys.argv[5:6])
     elif sys.argv[1] == "defsize":
         defsize(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
+    elif sys.argv[1] == "kallsyms":
+        kallsyms(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif sys.argv[1] == "mapcut":
+        mapcut(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
     elif sys.argv[1] == "explode":
         explode(sys.argv[2], sys.argv[3])
     else:

@@ -905,6 +905,30 @@ cp "$W/basic.bin" "$W/gens/stack_map_bin"
 printf 'entries:      5 / 16384\ngeneration:   1\n' >"$W/gens/stack_map_stat"
 golden defs-text-generations $SM report $K "$W/gens"
 golden defs-text-generations-folded $SM export $K --format folded "$W/gens"
+# (c2) one id defined again with another stack (after 8192 map switches an id comes back in
+# the same generation): a reference takes the latest definition not after it, else the
+# earliest; every task is named after a frame of the stack it must get
+DWR=tests/fixtures/trace-defs-wrap.txt
+golden defs-text-wrap-report $SM report $DWR
+golden defs-text-wrap-folded $SM export --format folded --by pid $DWR
+own_stacks() { # FOLDED (--by pid): is every line's task named after one of its frames?
+	awk -F';' '{
+		split($1, t, "-")
+		ok = 0
+		for (i = 2; i <= NF; i++) {
+			f = $i
+			sub(/ [0-9]+$/, "", f)
+			if (f == t[1])
+				ok = 1
+		}
+		n++
+		if (!ok)
+			bad = bad " " $1
+	} END { print n, "references:", bad == "" ? "each from its own definition" : "wrong:" bad }' "$1"
+}
+$SM export --format folded --by pid $DWR >"$DW/wrap.folded" 2>/dev/null
+expect defs-text-wrap-each-its-own '^10 references: each from its own definition$' \
+	own_stacks "$DW/wrap.folded"
 # (d) a malformed definition: FILE:LINE and the reason, exit 1, no output (no file either)
 sed 's/<stack_def 7 gen 0>/<stack_def x gen 0>/' $DT >"$DW/def-bad-id.txt"
 sed 's/<stack_def 2 gen 0>/<stack_def 2>/' $DT >"$DW/def-no-gen.txt"
@@ -1145,6 +1169,128 @@ if [ "$tag" = build ] && command -v trace-cmd >/dev/null 2>&1; then
 	plugin_frames plugin-inst "$IW/tc" "$IW/tcerr" "smtc: " 30 321
 fi
 
+# --- generations: ids that carry the switch of the map ------------------------------------
+# A full map (or a write of "next" to stack_map) switches the instance to its second map while
+# tracing runs; the full map is retired, and recycled once no buffer can hold its ids. An id is
+# (switches % 8192) << 18 | index, the switches counted since the last reset (262144 is the
+# first stack of switch 1); a definition's generation is still the reset count. The tool
+# reads ids as numbers, by (generation, id), as before (stackmap.1, INPUT; the kernel's rules:
+# Documentation/trace/ftrace-stackmap.rst, "Generations").
+# tests/fixtures/gens: made by tests/fixtures/gens/gens-rec.sh in the QEMU guest running the
+# series (trace-cmd 3.1.6), in one boot:
+# - stream/: trace-cmd record -O stackmap -O stacktrace of sched_switch and sched_wakeup with
+#   stack_map_defs = 1 while a loop wrote "next" to stack_map every 50 ms: 718 id records of
+#   switch 0 (12 ids) and switch 1 (132 ids) and the 144 definitions; no later switch is in
+#   it (a write of next fails with -EBUSY while the other map is still retired; the 12
+#   switches of its stack_map_stat, read after the loop, include those after the recording,
+#   and its stack_map_bin is empty). trace.dat is trace-cmd's (v7, zstd) with its kallsyms cut:
+#     trace-cmd convert -i REC/trace.dat --file-version 6 -o v6.dat
+#     python3 tests/datfix.py shrink v6.dat defs s6.dat 10
+#     python3 tests/datfix.py shrink7 REC/trace.dat s6.dat $GS/trace.dat
+# - flight/: the trace text of an overwrite buffer (16 KiB per CPU, no definitions, after a
+#   reset: generation 1) stopped just after one "next": 135 references to 19 ids of switch 0,
+#   45 to 16 ids of switch 1; stack_map_bin and stack_map list the retired map (ids 0-18)
+#   and the map in use (262144-262159); stack_map_stat says switches 1, retired 19. kallsyms
+#   is the stream's (the same bytes as the /proc/kallsyms gens-rec.sh saved) cut to the map's
+#   frames:
+#     python3 tests/datfix.py kallsyms v6.dat $GF/stack_map_bin $GF/kallsyms
+GS=tests/fixtures/gens/stream
+GF=tests/fixtures/gens/flight
+GW=$W/gens-sw
+mkdir -p "$GW"
+# by_switch FILE: the stacks of report's text FILE by switch (id >> 18) and where they came
+# from: distinct ids and references
+by_switch() {
+	awk '$3 == "stack_id" || $3 == "[unknown" {
+		id = $3 == "stack_id" ? $4 : $5
+		sub(/]$/, "", id)
+		from = $3 == "[unknown" ? "unresolved" : $5 == "[gen" ? "from definitions" : "from the map"
+		k = sprintf("switch %d, %s", int(id / 262144), from)
+		refs[k] += $1
+		if (!((k, id) in seen)) {
+			seen[k, id] = 1
+			ids[k]++
+		}
+	} END { for (k in refs) printf "%s: %d ids, %d references\n", k, ids[k], refs[k] }' "$1" |
+		sort
+}
+# (a) the stream alone, no map anywhere: every id of both switches from its definitions (of
+# generation 0), 0 unresolved, nothing said; in report, JSON, export and diff
+cp $GS/trace.dat "$GW/alone.dat"
+golden gens-stream-report $SM report --top 2 "$GW/alone.dat"
+golden gens-stream-json $SM report --json --top 1 "$GW/alone.dat"
+$SM report --top 100000 "$GW/alone.dat" >"$GW/all" 2>&1
+golden gens-stream-switches by_switch "$GW/all"
+$SM export --format folded "$GW/alone.dat" >"$GW/folded" 2>"$GW/folded.err"
+folded_totals() { # FILE: per root of the folded FILE, its stacks (by frames) and references
+	awk '{split($1, f, ";"); n[f[1]]++; r[f[1]] += $NF}
+		END {for (e in n) print e ":", n[e], "stacks,", r[e], "references"}' "$1" | sort
+}
+golden gens-stream-folded-totals folded_totals "$GW/folded"
+$SM report --folded "$GW/alone.dat" 2>/dev/null | agg >"$GW/rep.agg"
+if [ "$(refs <"$GW/folded")" = 718 ] && ! grep -q unknown "$GW/folded" && [ ! -s "$GW/folded.err" ] &&
+	agg <"$GW/folded" | cmp -s - "$GW/rep.agg"; then
+	ok gens-stream-export-equals-report
+else
+	ko "gens-stream-export-equals-report ($(refs <"$GW/folded") references)"
+fi
+$SM diff "$GW/alone.dat" $GS/trace.dat >"$GW/diff" 2>&1
+if [ "$(awk '$(NF - 1) == $NF {n += $NF} END {print n + 0}' "$GW/diff")" = 718 ] &&
+	! grep -q unknown "$GW/diff"; then
+	ok gens-stream-diff-self
+else
+	ko gens-stream-diff-self
+	head -3 "$GW/diff"
+fi
+# beside its (empty) stack_map_bin and its stack_map_stat: the same stacks
+$SM report --folded $GS >"$GW/dir.folded" 2>&1
+$SM report --folded "$GW/alone.dat" >"$GW/alone.folded" 2>&1
+if cmp -s "$GW/dir.folded" "$GW/alone.folded"; then ok gens-stream-with-empty-map; else
+	ko gens-stream-with-empty-map
+	diff "$GW/alone.folded" "$GW/dir.folded" | head -5
+fi
+golden gens-stream-stat $SM stat $GS/stack_map_stat
+if [ "$tag" = build ] && command -v trace-cmd >/dev/null 2>&1; then
+	# the plugin: every definition and id record followed by its frames; its text read back
+	# gives the trace.dat's stacks
+	TRACEEVENT_PLUGIN_DIR=$B trace-cmd report -i "$GW/alone.dat" >"$GW/tc" 2>"$GW/tcerr"
+	plugin_frames plugin-gens-stream "$GW/tc" "$GW/tcerr" "" 144 718
+	$SM report --folded "$GW/tc" >"$GW/tc.folded" 2>&1
+	if cmp -s "$GW/tc.folded" "$GW/alone.folded"; then ok gens-stream-trace-cmd-text-equals-dat; else
+		ko gens-stream-trace-cmd-text-equals-dat
+		diff "$GW/alone.folded" "$GW/tc.folded" | head -5
+	fi
+fi
+# (b) the flight recording: every reference from the map, those of switch 0 from the retired
+# map, those of switch 1 from the map in use; dump prints the kernel's own stack_map text
+golden gens-flight-report $SM report --top 2 $GF
+$SM report --top 100000 $GF >"$GW/fall" 2>&1
+golden gens-flight-switches by_switch "$GW/fall"
+$SM export --format folded $GF >"$GW/ffolded" 2>"$GW/ffolded.err"
+if [ "$(refs <"$GW/ffolded")" = 180 ] && ! grep -q unknown "$GW/ffolded" && [ ! -s "$GW/ffolded.err" ]; then
+	ok gens-flight-export-refs
+else
+	ko "gens-flight-export-refs ($(refs <"$GW/ffolded") references)"
+fi
+$SM dump $GF >"$GW/dump" 2>&1
+if cmp -s "$GW/dump" $GF/stack_map; then ok gens-flight-dump-is-stack_map; else
+	ko gens-flight-dump-is-stack_map
+	diff $GF/stack_map "$GW/dump" | head -5
+fi
+golden gens-flight-stat $SM stat --map $GF/stack_map_bin $GF/stack_map_stat
+# the map in use alone (the retired map's records cut out): exactly the 135 references of
+# switch 0 are unresolved, said once; the retired map alone: exactly the 45 of switch 1
+for m in inuse-only:262144:4294967295 retired-only:0:262143; do
+	n=${m%%:*}
+	r=${m#*:}
+	mkdir -p "$GW/$n"
+	cp $GF/trace $GF/stack_map_stat $GF/kallsyms "$GW/$n/"
+	python3 tests/datfix.py mapcut $GF/stack_map_bin "$GW/$n/stack_map_bin" "${r%:*}" "${r#*:}"
+	golden "gens-flight-$n-report" $SM report --top 1 "$GW/$n"
+	$SM report --top 100000 "$GW/$n" >"$GW/$n.all" 2>/dev/null
+	golden "gens-flight-$n-switches" by_switch "$GW/$n.all"
+done
+
 # --- the reader on a thread of its own (src/evpipe.c): every command gives exactly the answer,
 # the files, the messages and the exit status of the direct call (STACKMAP_THREADS=1), on one
 # batch and on many, after a reader's error in the middle of the input (a truncated page) and
@@ -1185,7 +1331,9 @@ for in in dat:$D/trace.dat many:"$W/pipe.dat" cut:"$W/pipe-cut.dat" unknown:"$W/
 	bad:"$W/pipe-bad.dat" missed:"$W/missed.dat" text:tests/fixtures/trace-report.txt \
 	text-bad:tests/fixtures/trace.txt defs-dat:tests/fixtures/defs/trace.dat \
 	defs-text:tests/fixtures/trace-defs.txt defs-lost:"$W/defs-drop" defs-gens:"$W/gens" \
-	inst:tests/fixtures/inst/trace.dat; do
+	defs-wrap:tests/fixtures/trace-defs-wrap.txt \
+	inst:tests/fixtures/inst/trace.dat gens-stream:$GS/trace.dat gens-flight:$GF \
+	gens-inuse-only:"$GW/inuse-only"; do
 	f=${in#*:}
 	pipe_same "report-${in%%:*}" $SM report $K --top 5 "$f"
 	pipe_same "folded-${in%%:*}" $SM export $K --format folded "$f"
