@@ -14,6 +14,12 @@
  *   fileops_test random SEED SECONDS [N]  N threads (default 4) doing random operations with
  *                                         random flags, sizes and offsets on random files,
  *                                         with the same disturbances, for SECONDS
+ *   fileops_test pairs SEED SECONDS [N]   random mode with N threads (default 2) on the top
+ *                                         level, while two instances record the same events,
+ *                                         one with ids and definitions and generation
+ *                                         switches as fast as they are accepted, the other
+ *                                         full stacks: every id checked against the full
+ *                                         stack recorded beside it (see cmd_pairs())
  *
  * Every result is checked against the table (expect()). With tracing off the map may change
  * only through a valid reset write: the stack_map_bin stream is compared after every batch of
@@ -37,7 +43,9 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -1185,6 +1193,663 @@ static int cmd_random(unsigned int seed, int seconds, int nthreads)
 	return failed ? 1 : 0;
 }
 
+/*
+ * ---- pairs mode: every id checked against the full stack recorded beside it ----
+ *
+ * Two instances see the same kmem events of the same threads: "pa" records stack ids with
+ * definitions (stack_map_defs), "pb" full stacks. Both are read as consumed per-CPU streams
+ * (per_cpu/cpuN/trace_pipe, context-info off, sym-offset on), so pa's retired maps drain and
+ * are recycled while a thread writes "next" to pa's stack_map as fast as it is accepted.
+ * Meanwhile the random file operations and the disturbers (resets, option toggles, instances
+ * with maps created and removed, buffer resizes) run on the top level, as in random mode.
+ *
+ * Afterwards, per CPU, each event of pa is paired with the event of pb that has the same text
+ * (the kmem events print the object's address: live objects have distinct ones, and an
+ * address used again after a free comes later in both streams, so equal texts pair in
+ * order; an interrupt between the two instances' writes of one event only reorders events
+ * with different texts), and the
+ * stack of pa's event, through the definition of its id (or its full stack when the map fell
+ * back) must be pb's full stack. Every id must have a definition, and every definition of
+ * an id the same frames: the stream never resolves an id to a stack it was not recorded
+ * with. Events are only those of the workload's threads (an event filter on common_pid),
+ * which start after and stop before both instances record, so every event has its pair: any
+ * event left unpaired, any lost event, any mismatch fails. Full ids repeat after 8192
+ * switches, so the switcher stops at PAIRS_MAX_SWITCHES.
+ */
+#define PA T "instances/pa/"
+#define PB T "instances/pb/"
+#define PAIRS_MAX_SWITCHES 8000	/* full ids repeat after 8192 switches */
+#define PAIRS_WORKERS 2
+
+/*
+ * Interned strings: event texts and stacks (frames joined by newlines), each stored once and
+ * named by its index in str[] (from 1); slot[] is an open-addressing table of those indices.
+ */
+struct intern {
+	pthread_mutex_t lock;
+	char **str;
+	uint64_t *hash;
+	int *slot;
+	unsigned int nr, cap_str, cap_slot;
+};
+
+static struct intern strs = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static uint64_t fnv(const char *s, size_t len)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (len--)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+static void intern_put(int i)
+{
+	unsigned int j = strs.hash[i] & (strs.cap_slot - 1);
+
+	while (strs.slot[j])
+		j = (j + 1) & (strs.cap_slot - 1);
+	strs.slot[j] = i;
+}
+
+/* Index (> 0) of the string s[0..len), stored once. */
+static int intern(const char *s, size_t len)
+{
+	uint64_t h = fnv(s, len);
+	unsigned int j;
+	int i;
+
+	pthread_mutex_lock(&strs.lock);
+	if (2 * (strs.nr + 2) > strs.cap_slot) {
+		strs.cap_slot = strs.cap_slot ? strs.cap_slot * 2 : 1 << 12;
+		free(strs.slot);
+		strs.slot = calloc(strs.cap_slot, sizeof(*strs.slot));
+		for (i = 1; i <= (int)strs.nr; i++)
+			intern_put(i);
+	}
+	for (j = h & (strs.cap_slot - 1); (i = strs.slot[j]); j = (j + 1) & (strs.cap_slot - 1))
+		if (strs.hash[i] == h && strlen(strs.str[i]) == len && !memcmp(strs.str[i], s, len))
+			goto out;
+	if (strs.nr + 2 > strs.cap_str) {
+		strs.cap_str = strs.cap_str ? strs.cap_str * 2 : 1 << 12;
+		strs.str = realloc(strs.str, strs.cap_str * sizeof(*strs.str));
+		strs.hash = realloc(strs.hash, strs.cap_str * sizeof(*strs.hash));
+	}
+	i = (int)++strs.nr;
+	strs.str[i] = strndup(s, len);
+	strs.hash[i] = h;
+	strs.slot[j] = i;
+out:
+	pthread_mutex_unlock(&strs.lock);
+	return i;
+}
+
+/* Only used after the readers have stopped. */
+static const char *interned(int i)
+{
+	return strs.str[i];
+}
+
+/* One event of a stream: its text, and its stack (pb, pa fallback) or id (pa). */
+struct pitem {
+	int key;
+	int stack;	/* interned frames, 0: none (yet) */
+	long id;	/* pa: the id, -1: none */
+};
+
+/* Definitions seen in pa's streams, by id. */
+struct pdef {
+	long id;
+	int stack;
+};
+
+static pthread_mutex_t defs_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct pdef *pdefs;
+static long nr_pdefs, cap_pdefs;
+
+static int pdef_cmp(const void *a, const void *b)
+{
+	const struct pdef *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static void pdef_add(long id, int stack)
+{
+	pthread_mutex_lock(&defs_lock);
+	if (nr_pdefs == cap_pdefs) {
+		cap_pdefs = cap_pdefs ? cap_pdefs * 2 : 4096;
+		pdefs = realloc(pdefs, cap_pdefs * sizeof(*pdefs));
+	}
+	pdefs[nr_pdefs++] = (struct pdef){ id, stack };
+	pthread_mutex_unlock(&defs_lock);
+}
+
+/* The frames of @id's definitions, which must all agree; 0 if it has none, -1 if they differ. */
+static int pdef_stack(long id)
+{
+	struct pdef key = { id, 0 }, *d = bsearch(&key, pdefs, nr_pdefs, sizeof(*pdefs), pdef_cmp);
+
+	if (!d)
+		return 0;
+	while (d > pdefs && d[-1].id == id)
+		d--;
+	for (struct pdef *e = d; e < pdefs + nr_pdefs && e->id == id; e++)
+		if (e->stack != d->stack)
+			return -1;
+	return d->stack;
+}
+
+/* A reader of one instance's per-CPU stream, and the parser of its lines. */
+struct preader {
+	pthread_t t;
+	int inst;	/* 0: pa, 1: pb */
+	int cpu;
+	struct pitem *items;
+	long nr, cap;
+	long *pending;	/* items still waiting for their stack, innermost last */
+	long nr_pending, cap_pending;
+	int block;	/* 0: none, 1: full stack, 2: definition */
+	long block_id;
+	char *frames;
+	size_t flen, fcap;
+	long unexpected, ids, fallbacks, nr_defs;
+	char bad_line[160];
+};
+
+static atomic_int pairs_stop;
+
+static void pr_end_block(struct preader *r)
+{
+	int stack;
+
+	if (!r->block)
+		return;
+	stack = intern(r->frames, r->flen);
+	if (r->block == 2) {
+		pdef_add(r->block_id, stack);
+		r->nr_defs++;
+	} else if (r->nr_pending) {
+		r->items[r->pending[--r->nr_pending]].stack = stack;
+		if (r->inst == 0)
+			r->fallbacks++;
+	} else {
+		r->unexpected++;
+	}
+	r->block = 0;
+	r->flen = 0;
+}
+
+static void pr_line(struct preader *r, const char *l, size_t len)
+{
+	long id;
+	unsigned int gen;
+
+	if (len > 4 && !memcmp(l, " => ", 4)) {
+		if (!r->block) {
+			r->unexpected++;
+			return;
+		}
+		if (r->flen + len + 1 > r->fcap) {
+			r->fcap = (r->flen + len + 1) * 2;
+			r->frames = realloc(r->frames, r->fcap);
+		}
+		memcpy(r->frames + r->flen, l + 4, len - 4);
+		r->flen += len - 4;
+		r->frames[r->flen++] = '\n';
+		return;
+	}
+	pr_end_block(r);
+	if (!len)
+		return;
+	if (len == 13 && !memcmp(l, "<stack trace>", 13)) {
+		r->block = 1;
+	} else if (sscanf(l, "<stack_def %ld gen %u>", &id, &gen) == 2 && r->inst == 0) {
+		r->block = 2;
+		r->block_id = id;
+	} else if (sscanf(l, "<stack_id %ld>", &id) == 1 && r->inst == 0) {
+		r->ids++;
+		if (r->nr_pending)
+			r->items[r->pending[--r->nr_pending]].id = id;
+		else
+			r->unexpected++;
+	} else if (l[0] == '<') {
+		r->unexpected++;
+		snprintf(r->bad_line, sizeof(r->bad_line), "%.*s", (int)len, l);
+	} else {
+		if (r->nr == r->cap) {
+			r->cap = r->cap ? r->cap * 2 : 4096;
+			r->items = realloc(r->items, r->cap * sizeof(*r->items));
+		}
+		if (r->nr_pending == r->cap_pending) {
+			r->cap_pending = r->cap_pending ? r->cap_pending * 2 : 64;
+			r->pending = realloc(r->pending, r->cap_pending * sizeof(*r->pending));
+		}
+		r->items[r->nr] = (struct pitem){ intern(l, len), 0, -1 };
+		r->pending[r->nr_pending++] = r->nr++;
+	}
+}
+
+static void *preader_run(void *arg)
+{
+	struct preader *r = arg;
+	char path[128], *buf = malloc(1 << 16);
+	size_t have = 0;
+	int fd, idle = 0;
+
+	snprintf(path, sizeof(path), "%sper_cpu/cpu%d/trace_pipe", r->inst ? PB : PA, r->cpu);
+	fd = open(path, O_RDONLY | O_NONBLOCK);
+	check(fd >= 0, "pairs: open %s: %s", path, strerror(errno));
+	if (fd < 0)
+		return NULL;
+	/* After the stop, read until the stream has stayed empty for a while. */
+	while (!pairs_stop || idle < 20) {
+		ssize_t n = read(fd, buf + have, (1 << 16) - have);
+		char *p, *nl;
+
+		if (n <= 0) {
+			check(n == 0 || errno == EAGAIN || errno == EINTR, "pairs: read %s: %s",
+			      path, strerror(errno));
+			idle++;
+			usleep(10000);
+			continue;
+		}
+		idle = 0;
+		have += n;
+		for (p = buf; (nl = memchr(p, '\n', buf + have - p)); p = nl + 1)
+			pr_line(r, p, nl - p);
+		have = buf + have - p;
+		memmove(buf, p, have);
+		if (have == 1 << 16)
+			have = 0; /* a line longer than the buffer: not ours */
+	}
+	pr_end_block(r);
+	close(fd);
+	free(buf);
+	return NULL;
+}
+
+/* Kernel work with many different stacks that allocate. */
+static atomic_int pairs_go, pairs_ready;
+
+static void pairs_op(unsigned int op, int n)
+{
+	char buf[512], path[64];
+	int fd, p[2];
+
+	switch (op % 12) {
+	case 0:
+		fd = open(n & 1 ? "/proc/self/status" : "/proc/meminfo", O_RDONLY);
+		if (fd >= 0) {
+			(void)!read(fd, buf, sizeof(buf));
+			close(fd);
+		}
+		break;
+	case 1:
+		if (!pipe(p)) {
+			(void)!write(p[1], "x", 1);
+			(void)!read(p[0], buf, 1);
+			close(p[0]);
+			close(p[1]);
+		}
+		break;
+	case 2:
+		if (!socketpair(AF_UNIX, n & 1 ? SOCK_STREAM : SOCK_DGRAM, 0, p)) {
+			(void)!write(p[0], "y", 1);
+			(void)!read(p[1], buf, 1);
+			close(p[0]);
+			close(p[1]);
+		}
+		break;
+	case 3:
+		fd = epoll_create1(0);
+		if (fd >= 0)
+			close(fd);
+		break;
+	case 4: {
+		pid_t c = fork();
+
+		if (c == 0)
+			_exit(0);
+		if (c > 0)
+			waitpid(c, NULL, 0);
+		break;
+	}
+	case 5: {
+		void *m = mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			       -1, 0);
+
+		if (m != MAP_FAILED) {
+			memset(m, 1, 65536);
+			munmap(m, 65536);
+		}
+		break;
+	}
+	case 6:
+		snprintf(path, sizeof(path), "/tmp/pairs.%d", n % 7);
+		fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0600);
+		if (fd >= 0) {
+			(void)!write(fd, buf, 100);
+			close(fd);
+			unlink(path);
+		}
+		break;
+	case 7:
+		fd = open("/proc/self/maps", O_RDONLY);
+		if (fd >= 0) {
+			(void)!read(fd, buf, sizeof(buf));
+			close(fd);
+		}
+		break;
+	case 8:
+		fd = open(T "events/kmem", O_RDONLY | O_DIRECTORY);
+		if (fd >= 0) {
+			(void)!syscall(SYS_getdents64, fd, buf, sizeof(buf));
+			close(fd);
+		}
+		break;
+	case 9: {
+		struct stat st;
+
+		stat(n & 1 ? "/proc/self/exe" : T "trace", &st);
+		break;
+	}
+	case 10:
+		fd = dup(1);
+		if (fd >= 0)
+			close(fd);
+		break;
+	default:
+		fd = open(PA "stack_map_stat", O_RDONLY);
+		if (fd >= 0) {
+			(void)!read(fd, buf, sizeof(buf));
+			close(fd);
+		}
+		break;
+	}
+}
+
+static long pairs_tid[PAIRS_WORKERS];
+
+static void *pairs_worker(void *arg)
+{
+	unsigned int s = (unsigned int)(uintptr_t)arg * 2654435761u | 1;
+	int n = 0;
+
+	pairs_tid[(uintptr_t)arg % PAIRS_WORKERS] = (long)syscall(SYS_gettid);
+	pairs_ready++;
+	while (!pairs_go)
+		usleep(1000);
+	while (!pairs_stop) {
+		pairs_op(rnd(&s), n++);
+		usleep(200);
+	}
+	return NULL;
+}
+
+static atomic_long pairs_next_ok;
+
+/* Start the next generation of pa's map as often as the kernel allows. */
+static void *pairs_switcher(void *arg)
+{
+	unsigned int s = (unsigned int)(uintptr_t)arg | 1;
+
+	while (!pairs_stop && pairs_next_ok < PAIRS_MAX_SWITCHES) {
+		int ret = twrite(PA "stack_map", "next");
+
+		if (!ret)
+			pairs_next_ok++;
+		else
+			check(ret == -EBUSY, "pairs: next: %s", strerror(-ret));
+		/* Now and then every stack is defined again (a new definition period). */
+		if (rnd(&s) % 64 == 0)
+			check(!twrite(PA "stack_map_defs", "1"), "pairs: stack_map_defs");
+		usleep(500);
+	}
+	return NULL;
+}
+
+/* The per-CPU stats line @key of an instance, summed over the CPUs. */
+static long pairs_stat(const char *inst, int ncpu, const char *key)
+{
+	long sum = 0;
+
+	for (int c = 0; c < ncpu; c++) {
+		char path[128], *s, *p;
+
+		snprintf(path, sizeof(path), "%sper_cpu/cpu%d/stats", inst, c);
+		if (slurp(path, &s) < 0)
+			continue;
+		p = strstr(s, key);
+		if (p)
+			sum += strtol(p + strlen(key), NULL, 10);
+		free(s);
+	}
+	return sum;
+}
+
+static long inst_stat(const char *inst, const char *key)
+{
+	char path[128], *s, *p;
+	long v = -1;
+
+	snprintf(path, sizeof(path), "%sstack_map_stat", inst);
+	if (slurp(path, &s) < 0)
+		return -1;
+	p = strstr(s, key);
+	if (p)
+		v = strtol(p + strlen(key), NULL, 10);
+	free(s);
+	return v;
+}
+
+/* Pair CPU @cpu's events of pa (@a) and pb (@b) by their text; count what disagrees. */
+static void pairs_match(struct preader *a, struct preader *b, long *paired, long *mismatch,
+			long *unpaired, long *unresolved)
+{
+	/* Per event text of pb, its events in order: chained through next[]. */
+	unsigned int cap = 1;
+	long *head, *tail, *next, i;
+
+	while (cap < 2 * (unsigned long)b->nr + 2)
+		cap *= 2;
+	head = malloc(cap * sizeof(long));
+	tail = malloc(cap * sizeof(long));
+	next = malloc((b->nr + 1) * sizeof(long));
+	memset(head, -1, cap * sizeof(long));
+	for (i = 0; i < b->nr; i++) {
+		unsigned int h = (unsigned int)b->items[i].key * 2654435761u & (cap - 1);
+
+		while (head[h] >= 0 && b->items[head[h]].key != b->items[i].key)
+			h = (h + 1) & (cap - 1);
+		next[i] = -1;
+		if (head[h] < 0)
+			head[h] = i;
+		else
+			next[tail[h]] = i;
+		tail[h] = i;
+	}
+	for (i = 0; i < a->nr; i++) {
+		struct pitem *x = &a->items[i], *y;
+		unsigned int h = (unsigned int)x->key * 2654435761u & (cap - 1);
+		int want;
+
+		while (head[h] >= 0 && b->items[head[h]].key != x->key)
+			h = (h + 1) & (cap - 1);
+		if (head[h] < 0) {
+			if (++*unpaired <= 5)
+				printf("# cpu %d: pa event %ld/%ld without a pair: %s\n", a->cpu, i, a->nr,
+				       interned(x->key));
+			continue;
+		}
+		y = &b->items[head[h]];
+		head[h] = next[head[h]];
+		if (head[h] < 0)
+			head[h] = -2; /* used up: keeps the probe chain */
+		++*paired;
+		want = x->stack;
+		if (x->id >= 0) {
+			want = pdef_stack(x->id);
+			if (want <= 0) {
+				if (++*unresolved <= 3)
+					printf("# cpu %d: id %ld %s\n", a->cpu, x->id,
+					       want ? "has definitions that differ" :
+					       "has no definition");
+				continue;
+			}
+		}
+		if (!want || !y->stack || want != y->stack) {
+			if (++*mismatch <= 3)
+				printf("# cpu %d: %s\n#   pa (id %ld):\n%s#   pb:\n%s", a->cpu,
+				       interned(x->key), x->id, want > 0 ? interned(want) : "(none)\n",
+				       y->stack ? interned(y->stack) : "(none)\n");
+		}
+	}
+	for (i = 0; i < (long)cap; i++)
+		if (head[i] >= 0)
+			for (long j = head[i]; j >= 0; j = next[j])
+				if (++*unpaired <= 5)
+					printf("# cpu %d: pb event %ld/%ld without a pair: %s\n", b->cpu, j, b->nr,
+					       interned(b->items[j].key));
+	free(head);
+	free(tail);
+	free(next);
+}
+
+static int cmd_pairs(unsigned int seed, int seconds, int nthreads)
+{
+	int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	struct preader *rd = calloc(2 * ncpu, sizeof(*rd));
+	pthread_t w[PAIRS_WORKERS], sw;
+	struct rthread rt[16];
+	long paired = 0, mismatch = 0, unpaired = 0, unresolved = 0, events = 0, ids = 0;
+	long fallbacks = 0, defs = 0, unexpected = 0, lost, switches, recycled, total = 0;
+	char filter[256];
+	int len;
+	static const char *const setup[][2] = {
+		{ "tracing_on", "0" }, { "buffer_size_kb", NULL }, { "options/context-info", "0" },
+		{ "options/sym-offset", "1" }, { "options/overwrite", "0" },
+		{ "options/stacktrace", "1" },
+		{ "events/kmem/kmalloc/enable", "1" }, { "events/kmem/kmem_cache_alloc/enable", "1" },
+	};
+
+	if (nthreads < 0 || nthreads > 16) {
+		fprintf(stderr, "fileops_test: 0 to 16 threads\n");
+		return 2;
+	}
+	printf("# pairs: seed %u, %d s, %d random threads, %d CPUs\n", seed, seconds, nthreads,
+	       ncpu);
+	rmdir(PA);
+	rmdir(PB);
+	check(!mkdir(PA, 0755) && !mkdir(PB, 0755), "pairs: mkdir instances: %s", strerror(errno));
+	for (int i = 0; i < 2; i++) {
+		const char *inst = i ? PB : PA;
+
+		for (size_t k = 0; k < sizeof(setup) / sizeof(setup[0]); k++) {
+			char path[128];
+
+			snprintf(path, sizeof(path), "%s%s", inst, setup[k][0]);
+			/* pb holds full stacks, 25 times the bytes of pa's ids. */
+			must(path, setup[k][1] ? setup[k][1] : i ? "16384" : "2048");
+		}
+	}
+	must(PA "options/stackmap", "1");
+	must(PA "stack_map_defs", "1");
+	for (int i = 0; i < 2 * ncpu; i++) {
+		rd[i].inst = i / ncpu;
+		rd[i].cpu = i % ncpu;
+		pthread_create(&rd[i].t, NULL, preader_run, &rd[i]);
+	}
+	disturb_start(seed);
+	for (int i = 0; i < nthreads; i++) {
+		rt[i] = (struct rthread){ .seed = seed * 2246822519u + i * 3266489917u };
+		pthread_create(&rt[i].t, NULL, random_worker, &rt[i]);
+	}
+	for (int i = 0; i < PAIRS_WORKERS; i++)
+		pthread_create(&w[i], NULL, pairs_worker,
+			       (void *)(uintptr_t)(seed * PAIRS_WORKERS + i));
+	while (pairs_ready < PAIRS_WORKERS)
+		usleep(1000);
+	/*
+	 * Only the workers' events, chosen per event by the same filter in both instances
+	 * (set_event_pid would decide per CPU at each context switch, one instance after the
+	 * other, and a pid reused while the list changes can leave them apart).
+	 */
+	len = snprintf(filter, sizeof(filter), "common_pid == %ld", pairs_tid[0]);
+	for (int i = 1; i < PAIRS_WORKERS; i++)
+		len += snprintf(filter + len, sizeof(filter) - len, " || common_pid == %ld",
+				pairs_tid[i]);
+	for (int i = 0; i < 4; i++) {
+		char path[128];
+
+		snprintf(path, sizeof(path), "%sevents/kmem/%s/filter", i & 1 ? PB : PA,
+			 i & 2 ? "kmem_cache_alloc" : "kmalloc");
+		must(path, filter);
+	}
+	must(PA "tracing_on", "1");
+	must(PB "tracing_on", "1");
+	pthread_create(&sw, NULL, pairs_switcher, (void *)(uintptr_t)seed);
+	pairs_go = 1;
+	sleep(seconds);
+	/* The workers stop before the instances do: every event they caused is in both. */
+	stop = 1;
+	for (int i = 0; i < nthreads; i++) {
+		pthread_join(rt[i].t, NULL);
+		total += rt[i].ops;
+	}
+	disturb_stop();
+	pairs_stop = 1;
+	for (int i = 0; i < PAIRS_WORKERS; i++)
+		pthread_join(w[i], NULL);
+	pthread_join(sw, NULL);
+	must(PA "tracing_on", "0");
+	must(PB "tracing_on", "0");
+	for (int i = 0; i < 2 * ncpu; i++)
+		pthread_join(rd[i].t, NULL);
+
+	lost = pairs_stat(PA, ncpu, "overrun:") + pairs_stat(PA, ncpu, "dropped events:") +
+	       pairs_stat(PB, ncpu, "overrun:") + pairs_stat(PB, ncpu, "dropped events:");
+	switches = inst_stat(PA, "switches:");
+	recycled = inst_stat(PA, "recycled:");
+	qsort(pdefs, nr_pdefs, sizeof(*pdefs), pdef_cmp);
+	for (int c = 0; c < ncpu; c++) {
+		struct preader *a = &rd[c], *b = &rd[ncpu + c];
+
+		pairs_match(a, b, &paired, &mismatch, &unpaired, &unresolved);
+		events += a->nr;
+		ids += a->ids;
+		fallbacks += a->fallbacks;
+		defs += a->nr_defs;
+		unexpected += a->unexpected + b->unexpected;
+		if (a->bad_line[0] || b->bad_line[0])
+			printf("# unexpected line: %s\n", a->bad_line[0] ? a->bad_line : b->bad_line);
+	}
+	printf("# pairs: %ld events of pa, %ld paired; %ld ids, %ld definitions, %ld full stacks in "
+	       "pa; %ld switches (%ld by next), %ld recycled; %ld random operations\n",
+	       events, paired, ids, defs, fallbacks, switches, (long)pairs_next_ok, recycled,
+	       total);
+	check(lost == 0, "pairs: %ld events lost (overrun or dropped): the buffers are too small",
+	      lost);
+	check(unexpected == 0, "pairs: %ld lines out of place in the streams", unexpected);
+	check(paired > 0 && unpaired == 0, "pairs: %ld events paired, %ld without a pair", paired,
+	      unpaired);
+	check(ids > 0 && unresolved == 0, "pairs: %ld ids, %ld without a definition or with two",
+	      ids, unresolved);
+	check(mismatch == 0, "pairs: %ld of %ld paired events with a stack that is not pb's",
+	      mismatch, paired);
+	/* At least one a second: a recycle that stalls stops the switches. */
+	check(switches >= seconds && switches >= pairs_next_ok,
+	      "pairs: %ld switches in %d s, %ld next accepted", switches, seconds,
+	      (long)pairs_next_ok);
+	must(PA "options/stackmap", "0");
+	rmdir(PA);
+	rmdir(PB);
+	check(access(PA, F_OK) && access(PB, F_OK), "pairs: instances removed");
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1193,6 +1858,10 @@ int main(int argc, char **argv)
 	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "random"))
 		return cmd_random((unsigned int)strtoul(argv[2], NULL, 0), atoi(argv[3]),
 				  argc == 5 ? atoi(argv[4]) : 4);
-	fprintf(stderr, "usage: fileops_test check | random SEED SECONDS [THREADS]\n");
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "pairs"))
+		return cmd_pairs((unsigned int)strtoul(argv[2], NULL, 0), atoi(argv[3]),
+				 argc == 5 ? atoi(argv[4]) : 2);
+	fprintf(stderr,
+		"usage: fileops_test check | random SEED SECONDS [THREADS] | pairs SEED SECONDS [THREADS]\n");
 	return 2;
 }
