@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# description: every file operation on the four stackmap files, map absent/empty/partial/full, tracing off/on, under resets/toggles/instances/resizes; then 30 s of seeded random operations; then 60 s of generation switches in an instance whose every id is checked against the full stack another instance recorded beside it
+# description: every file operation on the five stackmap files, map absent/empty/partial/full, tracing off/on, under resets/toggles/instances/resizes; then 30 s of seeded random operations; then 60 s of generation switches in an instance whose every id is checked against the full stack another instance recorded beside it
 # append: ftrace_stackmap.bits=10
 . /src/tests/boot/lib.sh
 B=$G/fileops_test

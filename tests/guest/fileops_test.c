@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fileops_test: every file operation on stack_map, stack_map_stat, stack_map_bin and
- * stack_map_defs, checked
+ * fileops_test: every file operation on stack_map, stack_map_stat, stack_map_bin,
+ * stack_map_defs and stack_map_bits, checked
  * against the table in Documentation/trace/ftrace-stackmap.rst ("File operations"). Run as
  * root inside the test VM (tests/boot/fileops.sh boots with ftrace_stackmap.bits=10 so that
  * the map can be filled).
@@ -59,10 +59,10 @@
 
 #define MAGIC FTRACE_STACKMAP_BIN_MAGIC
 
-enum { F_MAP, F_STAT, F_BIN, F_DEFS, NR_FILES };
+enum { F_MAP, F_STAT, F_BIN, F_DEFS, F_BITS, NR_FILES };
 static const char *const fname[NR_FILES] = { "stack_map", "stack_map_stat", "stack_map_bin",
-					     "stack_map_defs" };
-static const mode_t fmode[NR_FILES] = { 0640, 0440, 0440, 0640 };
+					     "stack_map_defs", "stack_map_bits" };
+static const mode_t fmode[NR_FILES] = { 0640, 0440, 0440, 0640, 0640 };
 
 /* The exports of the map, whose open readers see ESTALE after a reset. */
 static int stales(int file)
@@ -73,7 +73,7 @@ static int stales(int file)
 /* The files whose write-only opens have no seq_file (position stays 0). */
 static int wo_no_seq(int file)
 {
-	return file == F_MAP || file == F_DEFS;
+	return file == F_MAP || file == F_DEFS || file == F_BITS;
 }
 
 static atomic_int passed, failed;
@@ -307,6 +307,12 @@ static int is_next(const char *s, size_t n)
 	return (n == 4 && !memcmp(s, "next", 4)) || (n == 5 && !memcmp(s, "next\n", 5));
 }
 
+/* A valid stack_map_bits value: refused with EBUSY, the map being in place whenever written. */
+static int is_bits(const char *s, size_t n)
+{
+	return (n == 2 || (n == 3 && s[2] == '\n')) && s[0] == '1' && s[1] >= '0' && s[1] <= '8';
+}
+
 static atomic_long resets_done;
 
 static void op_write(const struct ctx *c, int fd, int file, int oflags, const char *s, size_t n,
@@ -317,6 +323,7 @@ static void op_write(const struct ctx *c, int fd, int file, int oflags, const ch
 	int reset = file == F_MAP && is_reset(s, n);
 	int defs = file == F_DEFS && is_defs(s, n);
 	int next = file == F_MAP && is_next(s, n);
+	int bits = file == F_BITS && is_bits(s, n);
 	long ret;
 
 	switch (kind) {
@@ -339,7 +346,7 @@ static void op_write(const struct ctx *c, int fd, int file, int oflags, const ch
 	if (ret > 0 && reset)
 		resets_done++;
 	if (kind == 1) {
-		/* No positioned writes on any open of the four files (checked before the mode). */
+		/* No positioned writes on any open of the five files (checked before the mode). */
 		expect(c, name, file, oflags, ret, errno, 1, ERRS(ESPIPE));
 	} else if (!n && writable(oflags)) {
 		/* A zero-length write may not reach the file at all. */
@@ -350,6 +357,8 @@ static void op_write(const struct ctx *c, int fd, int file, int oflags, const ch
 		expect(c, name, file, oflags, ret, errno, 0, NULL);
 		check(ret == (long)n, "%s: %s of '%.*s' to %s returned %ld", c->where, name,
 		      (int)n, s, fname[file], ret);
+	} else if (bits) {
+		expect(c, name, file, oflags, ret, errno, 1, ERRS(EBUSY));
 	} else if (next) {
 		/* EBUSY: the retired map is not recycled yet; ENODEV: no map; ENOMEM. */
 		expect(c, name, file, oflags, ret, errno, 0, ERRS(EBUSY, ENODEV, ENOMEM));
@@ -896,7 +905,7 @@ static void disturb_stop(void)
 	twrite(T "buffer_size_kb", "512");
 }
 
-/* Open, read and close the four files in a loop, as the map comes into existence. */
+/* Open, read and close the five files in a loop, as the map comes into existence. */
 static void *open_loop(void *arg)
 {
 	struct ctx c = { .where = "opened while the map is created" };
@@ -1082,7 +1091,8 @@ struct rthread {
 static void *random_worker(void *arg)
 {
 	static const char *const writes[] = { "0", "0\n", "reset", "reset\n", "x", "",
-					      "reset\n\n", "00", "0\0", "next", "next\n" };
+					      "reset\n\n", "00", "0\0", "next", "next\n", "12",
+					      "18\n" };
 	struct rthread *rt = arg;
 	unsigned int s = rt->seed | 1;
 	struct ctx c = { .disturbed = 1, .where = "random" };
@@ -1198,16 +1208,15 @@ static int cmd_random(unsigned int seed, int seconds, int nthreads)
  *
  * Two instances see the same kmem events of the same threads: "pa" records stack ids with
  * definitions (stack_map_defs), "pb" full stacks. Both are read as consumed per-CPU streams
- * (per_cpu/cpuN/trace_pipe, context-info off, sym-offset on), so pa's retired maps drain and
+ * (per_cpu/cpuN/trace_pipe, sym-offset on, the "counter" clock), so pa's retired maps drain and
  * are recycled while a thread writes "next" to pa's stack_map as fast as it is accepted.
  * Meanwhile the random file operations and the disturbers (resets, option toggles, instances
  * with maps created and removed, buffer resizes) run on the top level, as in random mode.
  *
- * Afterwards, per CPU, each event of pa is paired with the event of pb that has the same text
- * (the kmem events print the object's address: live objects have distinct ones, and an
- * address used again after a free comes later in both streams, so equal texts pair in
- * order; an interrupt between the two instances' writes of one event only reorders events
- * with different texts), and the
+ * Afterwards each event of pa is paired with the event of pb that has the same text (the
+ * kmem events print the object's address: live objects have distinct ones, and an address
+ * allocated again after a free is so after both probes of the first allocation returned, so
+ * equal texts pair in the order of the shared counter clock, whatever the CPU), and the
  * stack of pa's event, through the definition of its id (or its full stack when the map fell
  * back) must be pb's full stack. Every id must have a definition, and every definition of
  * an id the same frames: the stream never resolves an id to a stack it was not recorded
@@ -1296,6 +1305,8 @@ struct pitem {
 	int key;
 	int stack;	/* interned frames, 0: none (yet) */
 	long id;	/* pa: the id, -1: none */
+	uint64_t ts;	/* the instance's "counter" trace clock */
+	int cpu;
 };
 
 /* Definitions seen in pa's streams, by id. */
@@ -1381,8 +1392,33 @@ static void pr_end_block(struct preader *r)
 	r->flen = 0;
 }
 
+/*
+ * Split a line of the default output ("comm-pid [cpu] flags  stamp: text") into its stamp and
+ * its text: the first ": " after a run of digits.
+ */
+static const char *pr_text(const char *l, size_t len, uint64_t *ts)
+{
+	for (const char *p = l; p + 1 < l + len; p++) {
+		const char *q = p;
+
+		if (p[0] != ':' || p[1] != ' ' || p == l || p[-1] < '0' || p[-1] > '9')
+			continue;
+		while (q > l && ((q[-1] >= '0' && q[-1] <= '9') || q[-1] == '.'))
+			q--;
+		*ts = 0;
+		for (; q < p; q++)
+			if (*q != '.')
+				*ts = *ts * 10 + (*q - '0');
+		return p + 2;
+	}
+	*ts = 0;
+	return l;
+}
+
 static void pr_line(struct preader *r, const char *l, size_t len)
 {
+	const char *text;
+	uint64_t ts;
 	long id;
 	unsigned int gen;
 
@@ -1403,6 +1439,9 @@ static void pr_line(struct preader *r, const char *l, size_t len)
 	pr_end_block(r);
 	if (!len)
 		return;
+	text = pr_text(l, len, &ts);
+	len -= text - l;
+	l = text;
 	if (len == 13 && !memcmp(l, "<stack trace>", 13)) {
 		r->block = 1;
 	} else if (sscanf(l, "<stack_def %ld gen %u>", &id, &gen) == 2 && r->inst == 0) {
@@ -1426,7 +1465,7 @@ static void pr_line(struct preader *r, const char *l, size_t len)
 			r->cap_pending = r->cap_pending ? r->cap_pending * 2 : 64;
 			r->pending = realloc(r->pending, r->cap_pending * sizeof(*r->pending));
 		}
-		r->items[r->nr] = (struct pitem){ intern(l, len), 0, -1 };
+		r->items[r->nr] = (struct pitem){ intern(l, len), 0, -1, ts, r->cpu };
 		r->pending[r->nr_pending++] = r->nr++;
 	}
 }
@@ -1644,77 +1683,86 @@ static long inst_stat(const char *inst, const char *key)
 	return v;
 }
 
-/* Pair CPU @cpu's events of pa (@a) and pb (@b) by their text; count what disagrees. */
-static void pairs_match(struct preader *a, struct preader *b, long *paired, long *mismatch,
+/* By event text, then by time: the order in which events of the same text pair up. */
+static int pitem_cmp(const void *x, const void *y)
+{
+	const struct pitem *a = x, *b = y;
+
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return a->ts < b->ts ? -1 : a->ts > b->ts;
+}
+
+/* All the events of @n readers of one instance, sorted by pitem_cmp(). */
+static struct pitem *pairs_gather(struct preader *rd, int n, long *nr)
+{
+	struct pitem *all;
+	long k = 0;
+
+	*nr = 0;
+	for (int i = 0; i < n; i++)
+		*nr += rd[i].nr;
+	all = malloc((*nr + 1) * sizeof(*all));
+	for (int i = 0; i < n; i++) {
+		memcpy(all + k, rd[i].items, rd[i].nr * sizeof(*all));
+		k += rd[i].nr;
+	}
+	qsort(all, *nr, sizeof(*all), pitem_cmp);
+	return all;
+}
+
+/*
+ * Pair pa's events with pb's: equal texts in the order of the instances' shared "counter"
+ * clock. Per CPU is not enough: on 7.3 a task can move to another CPU between the two
+ * instances' probes of one event.
+ */
+static void pairs_match(struct preader *rd, int ncpu, long *paired, long *mismatch,
 			long *unpaired, long *unresolved)
 {
-	/* Per event text of pb, its events in order: chained through next[]. */
-	unsigned int cap = 1;
-	long *head, *tail, *next, i;
+	long na, nb, i = 0, j = 0;
+	struct pitem *a = pairs_gather(rd, ncpu, &na), *b = pairs_gather(rd + ncpu, ncpu, &nb);
 
-	while (cap < 2 * (unsigned long)b->nr + 2)
-		cap *= 2;
-	head = malloc(cap * sizeof(long));
-	tail = malloc(cap * sizeof(long));
-	next = malloc((b->nr + 1) * sizeof(long));
-	memset(head, -1, cap * sizeof(long));
-	for (i = 0; i < b->nr; i++) {
-		unsigned int h = (unsigned int)b->items[i].key * 2654435761u & (cap - 1);
-
-		while (head[h] >= 0 && b->items[head[h]].key != b->items[i].key)
-			h = (h + 1) & (cap - 1);
-		next[i] = -1;
-		if (head[h] < 0)
-			head[h] = i;
-		else
-			next[tail[h]] = i;
-		tail[h] = i;
-	}
-	for (i = 0; i < a->nr; i++) {
-		struct pitem *x = &a->items[i], *y;
-		unsigned int h = (unsigned int)x->key * 2654435761u & (cap - 1);
+	while (i < na || j < nb) {
+		struct pitem *x = &a[i], *y = &b[j];
 		int want;
 
-		while (head[h] >= 0 && b->items[head[h]].key != x->key)
-			h = (h + 1) & (cap - 1);
-		if (head[h] < 0) {
+		if (j >= nb || (i < na && x->key < y->key)) {
 			if (++*unpaired <= 5)
-				printf("# cpu %d: pa event %ld/%ld without a pair: %s\n", a->cpu, i, a->nr,
+				printf("# pa event without a pair (cpu %d): %s\n", x->cpu,
 				       interned(x->key));
+			i++;
 			continue;
 		}
-		y = &b->items[head[h]];
-		head[h] = next[head[h]];
-		if (head[h] < 0)
-			head[h] = -2; /* used up: keeps the probe chain */
+		if (i >= na || y->key < x->key) {
+			if (++*unpaired <= 5)
+				printf("# pb event without a pair (cpu %d): %s\n", y->cpu,
+				       interned(y->key));
+			j++;
+			continue;
+		}
+		i++;
+		j++;
 		++*paired;
 		want = x->stack;
 		if (x->id >= 0) {
 			want = pdef_stack(x->id);
 			if (want <= 0) {
 				if (++*unresolved <= 3)
-					printf("# cpu %d: id %ld %s\n", a->cpu, x->id,
-					       want ? "has definitions that differ" :
-					       "has no definition");
+					printf("# id %ld %s\n", x->id, want ?
+					       "has definitions that differ" : "has no definition");
 				continue;
 			}
 		}
 		if (!want || !y->stack || want != y->stack) {
 			if (++*mismatch <= 3)
-				printf("# cpu %d: %s\n#   pa (id %ld):\n%s#   pb:\n%s", a->cpu,
-				       interned(x->key), x->id, want > 0 ? interned(want) : "(none)\n",
+				printf("# %s (cpu %d, %d)\n#   pa (id %ld):\n%s#   pb:\n%s",
+				       interned(x->key), x->cpu, y->cpu, x->id,
+				       want > 0 ? interned(want) : "(none)\n",
 				       y->stack ? interned(y->stack) : "(none)\n");
 		}
 	}
-	for (i = 0; i < (long)cap; i++)
-		if (head[i] >= 0)
-			for (long j = head[i]; j >= 0; j = next[j])
-				if (++*unpaired <= 5)
-					printf("# cpu %d: pb event %ld/%ld without a pair: %s\n", b->cpu, j, b->nr,
-					       interned(b->items[j].key));
-	free(head);
-	free(tail);
-	free(next);
+	free(a);
+	free(b);
 }
 
 static int cmd_pairs(unsigned int seed, int seconds, int nthreads)
@@ -1728,7 +1776,7 @@ static int cmd_pairs(unsigned int seed, int seconds, int nthreads)
 	char filter[256];
 	int len;
 	static const char *const setup[][2] = {
-		{ "tracing_on", "0" }, { "buffer_size_kb", NULL }, { "options/context-info", "0" },
+		{ "tracing_on", "0" }, { "buffer_size_kb", NULL }, { "trace_clock", "counter" },
 		{ "options/sym-offset", "1" }, { "options/overwrite", "0" },
 		{ "options/stacktrace", "1" },
 		{ "events/kmem/kmalloc/enable", "1" }, { "events/kmem/kmem_cache_alloc/enable", "1" },
@@ -1761,6 +1809,10 @@ static int cmd_pairs(unsigned int seed, int seconds, int nthreads)
 		rd[i].cpu = i % ncpu;
 		pthread_create(&rd[i].t, NULL, preader_run, &rd[i]);
 	}
+	/* The top level as random mode sets it up: a map that the disturbers' next can switch. */
+	must(T "options/stackmap", "1");
+	must(T "options/stacktrace", "1");
+	must(T "events/sched/sched_switch/enable", "1");
 	disturb_start(seed);
 	for (int i = 0; i < nthreads; i++) {
 		rt[i] = (struct rthread){ .seed = seed * 2246822519u + i * 3266489917u };
@@ -1813,10 +1865,10 @@ static int cmd_pairs(unsigned int seed, int seconds, int nthreads)
 	switches = inst_stat(PA, "switches:");
 	recycled = inst_stat(PA, "recycled:");
 	qsort(pdefs, nr_pdefs, sizeof(*pdefs), pdef_cmp);
+	pairs_match(rd, ncpu, &paired, &mismatch, &unpaired, &unresolved);
 	for (int c = 0; c < ncpu; c++) {
 		struct preader *a = &rd[c], *b = &rd[ncpu + c];
 
-		pairs_match(a, b, &paired, &mismatch, &unpaired, &unresolved);
 		events += a->nr;
 		ids += a->ids;
 		fallbacks += a->fallbacks;
@@ -1842,6 +1894,9 @@ static int cmd_pairs(unsigned int seed, int seconds, int nthreads)
 	check(switches >= seconds && switches >= pairs_next_ok,
 	      "pairs: %ld switches in %d s, %ld next accepted", switches, seconds,
 	      (long)pairs_next_ok);
+	must(T "events/sched/sched_switch/enable", "0");
+	must(T "options/stacktrace", "0");
+	must(T "tracing_on", "1");
 	must(PA "options/stackmap", "0");
 	rmdir(PA);
 	rmdir(PB);
