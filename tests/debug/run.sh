@@ -19,7 +19,7 @@ run() { # description command...
 		ok "$d ($((SECONDS - t0)) s; $(grep -E '^ok random|operations checked|^# pairs: [0-9]' /tmp/out | tail -n 1))"
 	else
 		local rc=$?
-		grep -E 'not ok|FAIL' /tmp/out | head -n 20
+		grep -E 'not ok|FAIL|^# pairs: [0-9]' /tmp/out | head -n 20
 		bad "$d (exit $rc)"
 	fi
 }
@@ -59,7 +59,7 @@ fi
 run "fileops_test random, 20 s, 4 threads" $G/fileops_test random 3 20 4
 # Every id against the full stack recorded beside it, across generation switches, with the
 # random operations and instance churn running.
-run "fileops_test pairs, 60 s" $G/fileops_test pairs 4 60 2
+run "fileops_test pairs, 60 s" $G/fileops_test pairs 4 60 2 5
 # Generation switches, recycling and the checks of every id against its map, with the
 # kernel's checkers watching (SM_FTRACE: the series' ftracetest directory, from scripts/test).
 if [ -n "${SM_FTRACE:-}" ]; then
