@@ -59,7 +59,7 @@ fi
 run "fileops_test random, 20 s, 4 threads" $G/fileops_test random 3 20 4
 # Every id against the full stack recorded beside it, across generation switches, with the
 # random operations and instance churn running.
-run "fileops_test pairs, 60 s" $G/fileops_test pairs 4 60 2 5
+run "fileops_test pairs, 60 s" $G/fileops_test pairs 4 60 2 3
 # Generation switches, recycling and the checks of every id against its map, with the
 # kernel's checkers watching (SM_FTRACE: the series' ftracetest directory, from scripts/test).
 if [ -n "${SM_FTRACE:-}" ]; then
