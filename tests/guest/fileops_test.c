@@ -158,18 +158,24 @@ static long slurp(const char *path, char **out)
 	return (long)len;
 }
 
-static long stat_value(const char *key)
+/* The number after @key in the file at @path; -1 if the file or the key is missing. */
+static long file_value(const char *path, const char *key)
 {
 	char *s, *p;
 	long v = -1;
 
-	if (slurp(T "stack_map_stat", &s) < 0)
+	if (slurp(path, &s) < 0)
 		return -1;
 	p = strstr(s, key);
 	if (p)
 		v = strtol(p + strlen(key), NULL, 10);
 	free(s);
 	return v;
+}
+
+static long stat_value(const char *key)
+{
+	return file_value(T "stack_map_stat", key);
 }
 
 static int map_exists(void)
@@ -1160,10 +1166,48 @@ static void *random_worker(void *arg)
 	return NULL;
 }
 
+/* The top level records sched_switch with ids (on), or stops recording stacks (off). */
+static void top_level_recording(int on)
+{
+	if (on) {
+		must(T "options/stackmap", "1");
+		must(T "options/stacktrace", "1");
+		must(T "events/sched/sched_switch/enable", "1");
+	} else {
+		must(T "events/sched/sched_switch/enable", "0");
+		must(T "options/stacktrace", "0");
+		must(T "tracing_on", "1");
+	}
+}
+
+/* The disturbers and @n random workers, seeded from @seed. */
+static void random_start(unsigned int seed, struct rthread *rt, int n)
+{
+	disturb_start(seed);
+	for (int i = 0; i < n; i++) {
+		rt[i] = (struct rthread){ .seed = seed * 2246822519u + i * 3266489917u };
+		pthread_create(&rt[i].t, NULL, random_worker, &rt[i]);
+	}
+}
+
+/* Stop what random_start() started; the operations the workers did. */
+static long random_stop(struct rthread *rt, int n)
+{
+	long total = 0;
+
+	stop = 1;
+	for (int i = 0; i < n; i++) {
+		pthread_join(rt[i].t, NULL);
+		total += rt[i].ops;
+	}
+	disturb_stop();
+	return total;
+}
+
 static int cmd_random(unsigned int seed, int seconds, int nthreads)
 {
 	struct rthread rt[16];
-	long gen0, gen1, total = 0;
+	long gen0, gen1, total;
 	struct timespec t0, t1;
 
 	if (nthreads < 1 || nthreads > 16) {
@@ -1172,32 +1216,19 @@ static int cmd_random(unsigned int seed, int seconds, int nthreads)
 	}
 	printf("# random: seed %u, %d s, %d threads\n", seed, seconds, nthreads);
 	must(T "tracing_on", "0");
-	must(T "options/stackmap", "1");
-	must(T "options/stacktrace", "1");
-	must(T "events/sched/sched_switch/enable", "1");
+	top_level_recording(1);
 	gen0 = stat_value("generation:");
 	resets_done = 0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	disturb_start(seed);
-	for (int i = 0; i < nthreads; i++) {
-		rt[i] = (struct rthread){ .seed = seed * 2246822519u + i * 3266489917u };
-		pthread_create(&rt[i].t, NULL, random_worker, &rt[i]);
-	}
+	random_start(seed, rt, nthreads);
 	sleep(seconds);
-	stop = 1;
-	for (int i = 0; i < nthreads; i++) {
-		pthread_join(rt[i].t, NULL);
-		total += rt[i].ops;
-	}
-	disturb_stop();
+	total = random_stop(rt, nthreads);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	must(T "tracing_on", "0");
 	gen1 = stat_value("generation:");
 	check(gen1 - gen0 == resets_done, "random: the generation moved by %ld, successful resets %ld",
 	      gen1 - gen0, (long)resets_done);
-	must(T "events/sched/sched_switch/enable", "0");
-	must(T "options/stacktrace", "0");
-	must(T "tracing_on", "1");
+	top_level_recording(0);
 	note("random: %ld operations in %.1f s, %ld checked results, %ld resets", total,
 	     (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9, (long)nr_ops,
 	     (long)resets_done);
@@ -1623,8 +1654,8 @@ static void *pairs_worker(void *arg)
 	while (!pairs_go)
 		usleep(1000);
 	/*
-	 * Paced, so that the readers keep up also on the debug kernels: a retired map is
-	 * recycled only once pa's reader has read past the switch.
+	 * Paced, to leave the readers more of the CPUs: a retired map is recycled only once
+	 * pa's reader has read past the switch.
 	 */
 	while (!pairs_stop) {
 		pairs_op(rnd(&s), n++);
@@ -1661,32 +1692,23 @@ static long pairs_stat(const char *inst, int ncpu, const char *key)
 	long sum = 0;
 
 	for (int c = 0; c < ncpu; c++) {
-		char path[128], *s, *p;
+		char path[128];
+		long v;
 
 		snprintf(path, sizeof(path), "%sper_cpu/cpu%d/stats", inst, c);
-		if (slurp(path, &s) < 0)
-			continue;
-		p = strstr(s, key);
-		if (p)
-			sum += strtol(p + strlen(key), NULL, 10);
-		free(s);
+		v = file_value(path, key);
+		if (v > 0)
+			sum += v;
 	}
 	return sum;
 }
 
 static long inst_stat(const char *inst, const char *key)
 {
-	char path[128], *s, *p;
-	long v = -1;
+	char path[128];
 
 	snprintf(path, sizeof(path), "%sstack_map_stat", inst);
-	if (slurp(path, &s) < 0)
-		return -1;
-	p = strstr(s, key);
-	if (p)
-		v = strtol(p + strlen(key), NULL, 10);
-	free(s);
-	return v;
+	return file_value(path, key);
 }
 
 /* By event text, then by time: the order in which events of the same text pair up. */
@@ -1778,7 +1800,7 @@ static int cmd_pairs(unsigned int seed, int seconds, int nthreads, long min_swit
 	pthread_t w[PAIRS_WORKERS], sw;
 	struct rthread rt[16];
 	long paired = 0, mismatch = 0, unpaired = 0, unresolved = 0, events = 0, ids = 0;
-	long fallbacks = 0, defs = 0, unexpected = 0, lost, switches, recycled, total = 0;
+	long fallbacks = 0, defs = 0, unexpected = 0, lost, switches, recycled, total;
 	char filter[256];
 	int len;
 	static const char *const setup[][2] = {
@@ -1816,14 +1838,8 @@ static int cmd_pairs(unsigned int seed, int seconds, int nthreads, long min_swit
 		pthread_create(&rd[i].t, NULL, preader_run, &rd[i]);
 	}
 	/* The top level as random mode sets it up: a map that the disturbers' next can switch. */
-	must(T "options/stackmap", "1");
-	must(T "options/stacktrace", "1");
-	must(T "events/sched/sched_switch/enable", "1");
-	disturb_start(seed);
-	for (int i = 0; i < nthreads; i++) {
-		rt[i] = (struct rthread){ .seed = seed * 2246822519u + i * 3266489917u };
-		pthread_create(&rt[i].t, NULL, random_worker, &rt[i]);
-	}
+	top_level_recording(1);
+	random_start(seed, rt, nthreads);
 	for (int i = 0; i < PAIRS_WORKERS; i++)
 		pthread_create(&w[i], NULL, pairs_worker,
 			       (void *)(uintptr_t)(seed * PAIRS_WORKERS + i));
@@ -1851,12 +1867,7 @@ static int cmd_pairs(unsigned int seed, int seconds, int nthreads, long min_swit
 	pairs_go = 1;
 	sleep(seconds);
 	/* The workers stop before the instances do: every event they caused is in both. */
-	stop = 1;
-	for (int i = 0; i < nthreads; i++) {
-		pthread_join(rt[i].t, NULL);
-		total += rt[i].ops;
-	}
-	disturb_stop();
+	total = random_stop(rt, nthreads);
 	pairs_stop = 1;
 	for (int i = 0; i < PAIRS_WORKERS; i++)
 		pthread_join(w[i], NULL);
@@ -1903,9 +1914,7 @@ static int cmd_pairs(unsigned int seed, int seconds, int nthreads, long min_swit
 	check(switches >= min_switches && switches >= pairs_next_ok,
 	      "pairs: %ld switches in %d s (at least %ld wanted), %ld next accepted", switches,
 	      seconds, min_switches, (long)pairs_next_ok);
-	must(T "events/sched/sched_switch/enable", "0");
-	must(T "options/stacktrace", "0");
-	must(T "tracing_on", "1");
+	top_level_recording(0);
 	must(PA "options/stackmap", "0");
 	rmdir(PA);
 	rmdir(PB);
