@@ -5,11 +5,11 @@
 # it), with smbench.ko in /host. For each path (a trace event with options/stacktrace, the
 # function tracer with func_stack_trace, a kprobe with the stacktrace trigger): rounds 0 to
 # REPS (0 is a warm-up), each with one timed run of N events per mode (miss: stackmap, every
-# stack new to the map; warm: the same stacks again; fallback: stackmap, map full; full:
+# stack new to the map; warm: the same stacks again; fallback: stackmap, both maps full; full:
 # full stacks; none: no stacks), every event with its own stack of DEPTH+8 frames. Prints
 # "RESULT path mode round ns_per_event" per run and "CHECK path mode ..." with what the
-# buffer and stack_map_stat held after the last round's run; exits non-zero when a check
-# fails.
+# buffer and stack_map_stat held after the last round's run, then "REP bytes ns" from
+# /host/repcount; exits non-zero when a check fails.
 set -u
 N=$1 DEPTH=$2 REPS=$3
 T=/sys/kernel/tracing
@@ -110,11 +110,46 @@ depth_check() {
 	echo "DEPTH (stacks: frames) $d"
 }
 
+# Run events with stacks v = FIRST, FIRST + N, ... until stack_map_stat's drops passes DROPS
+# (the map in use is full); leaves the next FIRST in $first.
+fill() { # path first
+	local drops
+	drops=$(stat_of drops)
+	first=$2
+	while [ "$(stat_of drops)" = "$drops" ] && [ "$first" -lt 56000 ]; do
+		run "$first" > /dev/null
+		first=$((first + N))
+	done
+	[ "$(stat_of drops)" != "$drops" ] || fail "$1 fallback: the map did not fill"
+}
+
+# The fallback state: the map in use full and the other one retired, so that a new stack
+# has no map at all (trace_stackmap.c, "Generations"). Fill the first map: its first drop
+# makes the work item allocate the second, and a later full lookup switches to it (or
+# "next" does, if no lookup came after the allocation). The snapshot buffer then keeps the
+# first map's ids (a map is recycled only once no buffer holds its ids) while the second
+# one is filled.
+fill_both() { # path
+	local first tries=0
+	echo 1 > tracing_on
+	fill "$1" 16384
+	until [ "$(stat_of switches)" = 1 ]; do
+		tries=$((tries + 1))
+		[ $tries -le 100 ] || { fail "$1 fallback: no switch to a second map"; break; }
+		echo next > stack_map 2> /dev/null || sleep 0.1
+	done
+	echo 1 > snapshot
+	fill "$1" "$first"
+	echo 0 > tracing_on
+	[ "$(stat_of switches)" = 1 ] && [ "$(stat_of retired)" -gt 0 ] ||
+		fail "$1 fallback: switches $(stat_of switches), retired $(stat_of retired)"
+}
+
 # Per path, REPS rounds of the five modes, one run each, in the same order, so that a
 # drift of the VM's speed touches every mode alike (run.sh compares modes round by round).
 # miss: map emptied, stacks 0..N-1 all new; warm: the same stacks again, all found;
-# fallback: the map filled with other stacks (v from 16384 up) until it drops, then stacks
-# 8192.. find no room; full: the option off; none: no stacks. Round 0 is a warm-up.
+# fallback: both maps full, no free one (fill_both), stacks 8192.. find no room; full: the
+# option off; none: no stacks. Round 0 is a warm-up.
 for p in event function kprobe; do
 	path_on $p
 	for r in $(seq 0 $REPS); do
@@ -126,20 +161,16 @@ for p in event function kprobe; do
 			fail "$p miss: $(stat_of entries) stacks in the map, not $((N + 50))"; }
 		timed $p warm $r 0
 		[ $r = $REPS ] && check $p warm
-		echo 1 > tracing_on
-		first=16384
-		while [ "$(stat_of drops)" = 0 ] && [ $first -lt 56000 ]; do
-			run $first > /dev/null
-			first=$((first + N))
-		done
-		echo 0 > tracing_on
+		fill_both $p
 		d0=$(stat_of drops)
-		[ "$d0" -gt 0 ] || fail "$p fallback: the map did not fill"
 		timed $p fallback $r 8192
 		d1=$(stat_of drops)
-		# The 50 warm-up stacks were put in the map by the miss run: they are found.
-		[ $((d1 - d0)) = $N ] || fail "$p fallback: $((d1 - d0)) drops in the run, not $N"
+		# The run's stacks and its 50 warm-up stacks (in the retired map) find no room.
+		[ $((d1 - d0)) = $((N + 50)) ] ||
+			fail "$p fallback: $((d1 - d0)) drops in the run, not $((N + 50))"
 		[ $r = $REPS ] && { check $p fallback; echo "FILL $p entries=$(stat_of entries)"; }
+		# Frees the snapshot buffer: the retired map's ids go with it.
+		echo 0 > snapshot
 		echo 0 > options/stackmap
 		timed $p full $r 0
 		[ $r = $REPS ] && check $p full
@@ -151,5 +182,7 @@ for p in event function kprobe; do
 	path_off $p
 done
 reset_map
+# How this clock counts a rep movsb of N bytes (run.sh prints it under the tables).
+/host/repcount || fail "repcount"
 echo "guest: $FAILS failed checks"
 [ $FAILS = 0 ]

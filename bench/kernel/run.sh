@@ -15,7 +15,8 @@
 # (default 2000, each with its own stack of DEPTH+8 frames, default DEPTH 40): no stacks,
 # full stacks, and stackmap with the map warm, every stack new, and the map full. Prints
 # the median cost per event of each and the ratios to full stacks round by round, writes
-# them to OUT/results.md (default build/bench-kernel), and exits non-zero when a guest
+# them to OUT/results.md (default build/bench-kernel) with what one rep movsb costs on the
+# same clock (bench/kernel/repcount.c), and exits non-zero when a guest
 # check failed (events missing from the buffer, ids where full stacks were due, drops...).
 # Run it alone on the machine: every other process skews the times.
 set -euo pipefail
@@ -40,6 +41,8 @@ mkdir -p "$out"
 rm -rf "$mod"
 mkdir -p "$mod"
 cp "$ROOT/bench/kernel/smbench.c" "$ROOT/bench/kernel/smbench_trace.h" "$ROOT/bench/kernel/Kbuild" "$mod/"
+gcc -static -O2 -Wall -Wextra -Werror -o "$mod/repcount" "$ROOT/bench/kernel/repcount.c" ||
+	{ echo "bench-kernel: repcount did not build" >&2; exit 1; }
 # Module.symvers comes from the kernel's own modules target (none are configured: quick).
 make -s -C "$tree" O="$obj" -j"$(nproc)" modules >"$out/module-build.log" 2>&1
 make -s -C "$tree" O="$obj" M="$mod" modules >>"$out/module-build.log" 2>&1 ||
@@ -65,6 +68,14 @@ for clock in time icount; do
 		echo "### $unit"
 		echo
 		python3 "$ROOT/bench/kernel/summarize.py" "$out/guest-$clock.log" --meta "kernel: $(basename "$obj") ($kver), N=$n, DEPTH=$depth, rounds=$r, TCG single-threaded; host load average before $load, after $(cut -d' ' -f1-3 /proc/loadavg); $(date -u '+%Y-%m-%d %H:%M UTC')"
+		echo
+		# bench/kernel/repcount.c: how the guest's clock counts one rep movsb (the copy
+		# of a full stack's frames into the ring buffer is one).
+		echo "one \`rep movsb\` of N bytes, on the same clock (bench/kernel/repcount.c):"
+		echo
+		echo "| bytes | 0 | 8 | 384 | 1024 | 4096 |"
+		echo "|---|---|---|---|---|---|"
+		echo "| per copy | $(sed -n 's/^REP [0-9]* //p' "$out/guest-$clock.log" | paste -sd'|' | sed 's/|/ | /g') |"
 		echo
 	} | tee -a "$out/results.md"
 done
