@@ -110,8 +110,8 @@ depth_check() {
 	echo "DEPTH (stacks: frames) $d"
 }
 
-# Run events with stacks v = FIRST, FIRST + N, ... until stack_map_stat's drops passes DROPS
-# (the map in use is full); leaves the next FIRST in $first.
+# Run N events with stacks v = FIRST.., then FIRST + N.., ... (tracing on) until
+# stack_map_stat's drops grows: the map in use is full. Leaves the next FIRST in $first.
 fill() { # path first
 	local drops
 	drops=$(stat_of drops)
