@@ -13,7 +13,7 @@
 # tracer with func_stack_trace and a kprobe with the stacktrace trigger: R rounds (--reps,
 # default 11; 3 for instructions, which repeat exactly) of one run per mode of N events
 # (default 2000, each with its own stack of DEPTH+8 frames, default DEPTH 40): no stacks,
-# full stacks, and stackmap with the map warm, every stack new, and the map full. Prints
+# full stacks, and stackmap with the map warm, every stack new, and both maps full. Prints
 # the median cost per event of each and the ratios to full stacks round by round, writes
 # them to OUT/results.md (default build/bench-kernel) with what one rep movsb costs on the
 # same clock (bench/kernel/repcount.c), and exits non-zero when a guest

@@ -26,8 +26,9 @@
 #
 # Options: --boot (step 5), --no-configs (skip step 3), --only-configs (only step 3),
 # --keep-going (go on after a failing commit), --from N (steps 1, 2 and 5 for commits N.. of
-# the series only, N = 1 for the first: after a run that checked the ones before). CS_CONFIGS="i386 arm64" picks the configurations
-# of step 3 (default: all four). Exit status 0 when every check passed.
+# the series only, N = 1 for the first: after a run that checked the ones before).
+# CS_CONFIGS="i386 arm64" picks the configurations of step 3 (default: all four). Exit
+# status 0 when every check passed.
 
 # shellcheck source=checkpatch.sh
 . "$ROOT/scripts/lib/checkpatch.sh"
