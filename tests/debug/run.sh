@@ -63,8 +63,10 @@ run "fileops_test pairs, 60 s" $G/fileops_test pairs 4 60 2 3
 # Generation switches, recycling and the checks of every id against its map, with the
 # kernel's checkers watching (SM_FTRACE: the series' ftracetest directory, from scripts/test).
 if [ -n "${SM_FTRACE:-}" ]; then
+	# On a failure, the case's own messages (its log without the xtrace lines) are shown.
 	run "ftracetest stackmap/generations.tc" \
-		sh -c "cd $SM_FTRACE && ./ftracetest -l /tmp/ftracetest-logs test.d/stackmap/generations.tc"
+		sh -c "cd $SM_FTRACE && ./ftracetest -l /tmp/ftracetest-logs test.d/stackmap/generations.tc ||
+			{ grep -hv '^+' /tmp/ftracetest-logs/*generations* | tail -n 15 | sed 's/^/FAIL: /'; exit 1; }"
 fi
 run "smbin_test check" $G/smbin_test check
 run "smbin_test stress 20 s" $G/smbin_test stress 20
