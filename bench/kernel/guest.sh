@@ -104,10 +104,10 @@ check() { # path mode want_ids(0|1)
 }
 
 # The depth of one of the benchmark's stacks, as the map stores it.
-depth_check() {
+depth_check() { # path
 	local d
 	d=$(sed -n 's/^stack_id [0-9]* \[ref [0-9]*, depth \([0-9]*\)\]$/\1/p' stack_map | sort -n | uniq -c | tr '\n' ' ')
-	echo "DEPTH (stacks: frames) $d"
+	echo "DEPTH $1 (stacks: frames) $d"
 }
 
 # Run N events with stacks v = FIRST.., then FIRST + N.., ... (tracing on) until
@@ -178,7 +178,7 @@ for p in event function kprobe; do
 		timed $p none $r 0
 		[ $r = $REPS ] && check $p none
 	done
-	[ $p = event ] && depth_check
+	depth_check $p
 	path_off $p
 done
 reset_map
