@@ -4,7 +4,7 @@
 # bench/kernel/run.sh: what the stackmap option costs an event in the kernel (`make
 # bench-kernel`; docs/KERNEL-COST.md has the method and the results).
 #
-#   bench/kernel/run.sh [--n N] [--depth D] [--reps R] [--out DIR]
+#   bench/kernel/run.sh [--n N] [--depth D] [--reps R] [--clocks "time icount"] [--out DIR]
 #
 # Builds the benchmark kernel (scripts/kernel build --bench: the paths kernel with modules;
 # KVER=7.3 for mainline) and bench/kernel/smbench.c against it, and boots it twice, running
@@ -18,20 +18,25 @@
 # them to OUT/results.md (default build/bench-kernel) with what one rep movsb costs on the
 # same clock (bench/kernel/repcount.c), and exits non-zero when a guest
 # check failed (events missing from the buffer, ids where full stacks were due, drops...).
+# --clocks icount boots only the instruction count (half the time, for development).
 # Run it alone on the machine: every other process skews the times.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
-n=2000 depth=40 reps=11 out=$BUILD/bench-kernel
+n=2000 depth=40 reps=11 out=$BUILD/bench-kernel clocks="time icount"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--n) n=$2; shift 2 ;;
 	--depth) depth=$2; shift 2 ;;
 	--reps) reps=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
-	-h | --help) sed -n '4,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--clocks) clocks=$2; shift 2 ;;
+	-h | --help) sed -n '4,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench-kernel: unknown option $1 (see --help)" >&2; exit 2 ;;
 	esac
+done
+for clock in $clocks; do
+	case $clock in time | icount) ;; *) echo "bench-kernel: unknown clock $clock" >&2; exit 2 ;; esac
 done
 KSUFFIX=""
 [ "${KVER:-6.12}" = 6.12 ] || KSUFFIX=-$KVER
@@ -54,7 +59,7 @@ rc=0
 # icount: QEMU's -icount shift=0, where the guest's clock advances 1 ns per instruction
 # executed, so the same table counts instructions per event (exact and repeatable, but
 # blind to caches and memory traffic; 3 rounds are enough).
-for clock in time icount; do
+for clock in $clocks; do
 	if [ $clock = time ]; then qemu_args="" r=$reps; else qemu_args="-icount shift=0,sleep=off" r=3; fi
 	load=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo "bench-kernel: $clock: load average before: $load; booting $obj ($(date +%H:%M:%S))"

@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Fetch the sources the harness compiles into $1 (default build/src):
-#   kernel/trace/ftrace_stackmap.[ch]  from the project's patch series (kernel/patches/series),
-#                               applied to an empty directory, filtered to those two paths;
+#   kernel/trace/ftrace_stackmap.[ch], ftrace_stackmap_internal.h
+#                               from the project's patch series (kernel/patches/series),
+#                               applied to an empty directory, filtered to those paths;
 #   lib/{xxhash,siphash}.c, include/linux/{xxhash,jhash,hash,siphash}.h,
 #   include/linux/unaligned/packed_struct.h
 #                               from build/linux when present, else from Debian's
 #                               /usr/src/linux-source-6.12.tar.xz.
-# STACKMAP_SRC=tree takes ftrace_stackmap.[ch] from build/linux instead of the series (development
+# STACKMAP_SRC=tree takes those files from build/linux instead of the series (development
 # only; the default is the series, and the tree is used only if the series does not exist).
 set -eu
 
@@ -24,6 +25,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 src=${STACKMAP_SRC:-series}
+files="ftrace_stackmap.c ftrace_stackmap.h ftrace_stackmap_internal.h"
 if [ "$src" = series ] && [ ! -s "$patches/series" ]; then
 	echo "get-sources: $patches/series missing, falling back to $tree" >&2
 	src=tree
@@ -32,18 +34,21 @@ fi
 if [ "$src" = series ]; then
 	n=0
 	for p in $(grep -v '^[[:space:]]*#' "$patches/series"); do
-		(cd "$tmp" && git apply --include='kernel/trace/ftrace_stackmap.[ch]' "$patches/$p")
+		(cd "$tmp" && git apply --include='kernel/trace/ftrace_stackmap.[ch]' \
+			--include='kernel/trace/ftrace_stackmap_internal.h' "$patches/$p")
 		n=$((n + 1))
 	done
-	if [ ! -f "$tmp/kernel/trace/ftrace_stackmap.c" ] || [ ! -f "$tmp/kernel/trace/ftrace_stackmap.h" ]; then
-		echo "get-sources: the series ($n patches) does not create kernel/trace/ftrace_stackmap.[ch]" >&2
-		exit 1
-	fi
-	cp "$tmp/kernel/trace/ftrace_stackmap.c" "$tmp/kernel/trace/ftrace_stackmap.h" "$out/kernel/trace/"
-	echo "get-sources: ftrace_stackmap.[ch] from $n patches of kernel/patches/series"
+	for f in $files; do
+		if [ ! -f "$tmp/kernel/trace/$f" ]; then
+			echo "get-sources: the series ($n patches) does not create kernel/trace/$f" >&2
+			exit 1
+		fi
+		cp "$tmp/kernel/trace/$f" "$out/kernel/trace/"
+	done
+	echo "get-sources: $files from $n patches of kernel/patches/series"
 else
-	cp "$tree/kernel/trace/ftrace_stackmap.c" "$tree/kernel/trace/ftrace_stackmap.h" "$out/kernel/trace/"
-	echo "get-sources: ftrace_stackmap.[ch] from $tree (not from the series)"
+	for f in $files; do cp "$tree/kernel/trace/$f" "$out/kernel/trace/"; done
+	echo "get-sources: $files from $tree (not from the series)"
 fi
 
 libs="lib/xxhash.c lib/siphash.c include/linux/xxhash.h include/linux/jhash.h include/linux/hash.h include/linux/siphash.h include/linux/unaligned/packed_struct.h"

@@ -366,6 +366,7 @@ struct rw_semaphore {
 #define up_write(s)		pthread_rwlock_unlock(&(s)->lock)
 /* Lock assertions are checked by lockdep in the debug kernel run, not here. */
 #define lockdep_assert_held_read(l) do { } while (0)
+#define lockdep_assert_preemption_disabled() do { } while (0)
 /* Readers run in threads that the harness never needs to preempt by hand. */
 static inline void cond_resched(void) { }
 
