@@ -35,6 +35,7 @@ while [ $# -gt 0 ]; do
 	*) echo "bench-kernel: unknown option $1 (see --help)" >&2; exit 2 ;;
 	esac
 done
+[ -n "${clocks// /}" ] || { echo "bench-kernel: --clocks names no clock (time, icount)" >&2; exit 2; }
 for clock in $clocks; do
 	case $clock in time | icount) ;; *) echo "bench-kernel: unknown clock $clock" >&2; exit 2 ;; esac
 done
