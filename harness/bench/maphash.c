@@ -11,5 +11,8 @@ uint64_t bench_stackmap_hash(const unsigned long *ips, unsigned int nr, uint64_t
 
 uint64_t bench_stackmap_hash(const unsigned long *ips, unsigned int nr, uint64_t seed)
 {
-	return ftrace_stackmap_hash(ips, nr, seed);
+	u64 lanes[4];
+
+	ftrace_stackmap_hash_seed(lanes, seed);
+	return ftrace_stackmap_hash(ips, nr, lanes);
 }

@@ -83,7 +83,9 @@ static void fz_frames(unsigned long *ips, unsigned int nr, unsigned int family,
 
 static unsigned int fz_home(const unsigned long *ips, unsigned int nr)
 {
-	return (unsigned int)ftrace_stackmap_hash(ips, nr, 77) % (4 * FZ_MAX_MODEL);
+	static const u64 key[4] = { 77, 78, 79, 80 };	/* the model's own, fixed lanes */
+
+	return (unsigned int)ftrace_stackmap_hash(ips, nr, key) % (4 * FZ_MAX_MODEL);
 }
 
 static int fz_find(const unsigned long *ips, unsigned int nr)

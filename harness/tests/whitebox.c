@@ -299,6 +299,7 @@ static void check_invariants(struct ftrace_stackmap *map, unsigned int nr_stacks
 		CHECK(dist < FTRACE_STACKMAP_MAX_PROBE, "slot %u is %u probes from home", idx, dist);
 	}
 	CHECK_EQ(used, nr_stacks);
+	CHECK_EQ(map->arena[0], 0);
 	for (id = 0; id < limit; id++)
 		CHECK(seen[id] || !map->id_off[id], "id %u published but not in the table", id);
 	free(seen);
@@ -353,6 +354,52 @@ static void test_fill_invariants_and_probe_bound(void)
 	CHECK_EQ(window_full, probe_drops);
 }
 
+/*
+ * The hit path tests its stack's first slot for the fingerprint only: an empty slot (0)
+ * passes for a hash whose upper half is 0 (every hash without a fingerprint) and leads to
+ * arena word 0, which must read as a record of no frames. Build that case: choose the first
+ * lane's start value so that a one-frame stack hashes to 0x1234 (the hash's last steps
+ * undone), then look the stack up in an empty map.
+ */
+static u64 unhash(u64 h)
+{
+	u64 inv = FTRACE_STACKMAP_HASH_K2;
+	int k;
+
+	for (k = 0; k < 5; k++)		/* Newton: the inverse of K2 modulo 2^64 */
+		inv *= 2 - FTRACE_STACKMAP_HASH_K2 * inv;
+	h ^= (h >> 29) ^ (h >> 58);	/* undo a ^= a >> 29 */
+	h *= inv;			/* undo a *= K2 */
+	return h ^ (h >> 32);		/* undo a ^= a >> 32 */
+}
+
+static void test_empty_first_slot(void)
+{
+	struct ftrace_stackmap *map = ftrace_stackmap_create(10);
+	struct ftrace_stackmap_stats st;
+	unsigned long ips[1] = { 0xffffffff81234567UL };
+	const u64 want = 0x1234;
+	u64 d;
+
+	/* The one frame goes to lane d; the other lanes keep their start values. */
+	d = ftrace_stackmap_mix1(map->seed[3], ips[0]);
+	map->seed[0] = unhash(want) ^ rol64(map->seed[1], 16) ^ rol64(map->seed[2], 32) ^
+		       rol64(d, 48) ^ 1;
+	CHECK_EQ(ftrace_stackmap_hash(ips, 1, map->seed), want);
+	CHECK_EQ(map->table[want & map->table_mask], 0);
+	CHECK_EQ(map->arena[0], 0);
+
+	CHECK_EQ(ftrace_stackmap_get_id(map, ips, 1), 0);	/* not found, inserted */
+	CHECK_EQ(ftrace_stackmap_get_id(map, ips, 1), 0);	/* found */
+	ftrace_stackmap_get_stats(map, &st);
+	CHECK_EQ(st.entries, 1);
+	CHECK_EQ(st.successes, 2);
+	CHECK_EQ(st.hits, 1);
+	CHECK_EQ(ftrace_stackmap_reset(map, NULL, NULL), 0);
+	CHECK_EQ(map->arena[0], 0);
+	ftrace_stackmap_destroy(map);
+}
+
 int main(void)
 {
 	shim_set_nr_cpus(4);
@@ -365,5 +412,6 @@ int main(void)
 	run_test("reset_with_pending_counts", test_reset_with_pending);
 	run_test("stats_saturate", test_stats_saturation);
 	run_test("fill_invariants_and_probe_bound", test_fill_invariants_and_probe_bound);
+	run_test("empty_first_slot", test_empty_first_slot);
 	return check_summary("whitebox");
 }

@@ -347,6 +347,27 @@ extern void (*shim_cmpxchg_local_hook)(void *ptr);
 	})
 #endif
 
+/* try_cmpxchg_local(): cmpxchg_local() that says whether it stored and, if not, sets *po. */
+#ifdef SHIM_X86_PERCPU
+#define try_cmpxchg_local(ptr, po, n)						\
+	({									\
+		bool __ok;							\
+		_Static_assert(sizeof(*(ptr)) == 8, "try_cmpxchg_local: 8 bytes only"); \
+		SHIM_HOOK(shim_cmpxchg_local_hook, (ptr));			\
+		__asm__ __volatile__("cmpxchgq %3, %1"				\
+				     : "=@ccz"(__ok), "+m"(*(ptr)), "+a"(*(po))	\
+				     : "r"((__typeof__(*(ptr)))(n)) : "memory");	\
+		__ok;								\
+	})
+#else
+#define try_cmpxchg_local(ptr, po, n)						\
+	({									\
+		SHIM_HOOK(shim_cmpxchg_local_hook, (ptr));			\
+		__atomic_compare_exchange_n((ptr), (po), (n), false,		\
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED); \
+	})
+#endif
+
 /* ---- rcupdate.h ---- */
 void synchronize_rcu(void);
 #define rcu_read_lock_sched()	rcu_read_lock_sched_notrace()
