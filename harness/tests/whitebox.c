@@ -110,7 +110,7 @@ static void test_refcount_saturation(void)
 /*
  * The compare itself, which the hit path reaches only when a fingerprint matched: for every
  * depth, a stack equals its own record and differs from one that differs in any single
- * frame (each block, the overlapping last block, the frame-by-frame short stacks) or in
+ * frame (in each block of eight and in the remainder's blocks of four, two and one) or in
  * its length.
  */
 static void test_rec_equal_every_frame(void)
