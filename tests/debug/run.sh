@@ -19,7 +19,7 @@ run() { # description command...
 		ok "$d ($((SECONDS - t0)) s; $(grep -E '^ok random|operations checked|^# pairs: [0-9]' /tmp/out | tail -n 1))"
 	else
 		local rc=$?
-		grep -E 'not ok|FAIL|^# pairs: [0-9]' /tmp/out | head -n 20
+		grep -E 'not ok|FAIL|^# pairs: [0-9]|^# p[ab] event without a pair' /tmp/out | head -n 20
 		bad "$d (exit $rc)"
 	fi
 }

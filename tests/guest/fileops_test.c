@@ -32,6 +32,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -56,6 +57,7 @@
 #include <unistd.h>
 
 #include <linux/ftrace_stackmap.h>
+#include <linux/futex.h>
 
 #include "tracefs.h"
 
@@ -1254,8 +1256,8 @@ static int cmd_random(unsigned int seed, int seconds, int nthreads)
  * back) must be pb's full stack. Every id must have a definition, and every definition of
  * an id the same frames: the stream never resolves an id to a stack it was not recorded
  * with. Events are only those of the workload's threads (an event filter on common_pid),
- * which start after and stop before both instances record, so every event has its pair: any
- * event left unpaired, any lost event, any mismatch fails. Full ids repeat after 8192
+ * which start after both instances record and stop, and exit, only after both have stopped,
+ * so every event has its pair: any event left unpaired, any lost event, any mismatch fails. Full ids repeat after 8192
  * switches, so the switcher stops at PAIRS_MAX_SWITCHES.
  */
 #define PA T "instances/pa/"
@@ -1643,6 +1645,7 @@ static void pairs_op(unsigned int op, int n)
 }
 
 static long pairs_tid[PAIRS_WORKERS];
+static atomic_int pairs_parked, pairs_release;
 
 static void *pairs_worker(void *arg)
 {
@@ -1661,6 +1664,15 @@ static void *pairs_worker(void *arg)
 		pairs_op(rnd(&s), n++);
 		usleep(1000);
 	}
+	/*
+	 * Parked, blocked in the kernel with nothing to allocate, until both instances have
+	 * stopped: a thread's exit goes on in the kernel after pthread_join() has returned (the
+	 * tid is cleared early in do_exit()), and what it allocated there reached only the
+	 * instance that stopped last (two such pb events failed a debug-kernel run on 7.3).
+	 */
+	pairs_parked++;
+	while (!pairs_release)
+		syscall(SYS_futex, &pairs_release, FUTEX_WAIT, 0, NULL, NULL, 0);
 	return NULL;
 }
 
@@ -1866,14 +1878,21 @@ static int cmd_pairs(unsigned int seed, int seconds, int nthreads, long min_swit
 	pthread_create(&sw, NULL, pairs_switcher, (void *)(uintptr_t)seed);
 	pairs_go = 1;
 	sleep(seconds);
-	/* The workers stop before the instances do: every event they caused is in both. */
+	/*
+	 * The workers stop before the instances do, and exit only after both have stopped:
+	 * every event they caused is in both.
+	 */
 	total = random_stop(rt, nthreads);
 	pairs_stop = 1;
-	for (int i = 0; i < PAIRS_WORKERS; i++)
-		pthread_join(w[i], NULL);
+	while (pairs_parked < PAIRS_WORKERS)
+		usleep(1000);
 	pthread_join(sw, NULL);
 	must(PA "tracing_on", "0");
 	must(PB "tracing_on", "0");
+	pairs_release = 1;
+	syscall(SYS_futex, &pairs_release, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+	for (int i = 0; i < PAIRS_WORKERS; i++)
+		pthread_join(w[i], NULL);
 	for (int i = 0; i < 2 * ncpu; i++)
 		pthread_join(rd[i].t, NULL);
 
