@@ -1257,8 +1257,8 @@ static int cmd_random(unsigned int seed, int seconds, int nthreads)
  * an id the same frames: the stream never resolves an id to a stack it was not recorded
  * with. Events are only those of the workload's threads (an event filter on common_pid),
  * which start after both instances record and stop, and exit, only after both have stopped,
- * so every event has its pair: any event left unpaired, any lost event, any mismatch fails. Full ids repeat after 8192
- * switches, so the switcher stops at PAIRS_MAX_SWITCHES.
+ * so every event has its pair: any event left unpaired, any lost event, any mismatch fails.
+ * Full ids repeat after 8192 switches, so the switcher stops at PAIRS_MAX_SWITCHES.
  */
 #define PA T "instances/pa/"
 #define PB T "instances/pb/"
@@ -1667,8 +1667,9 @@ static void *pairs_worker(void *arg)
 	/*
 	 * Parked, blocked in the kernel with nothing to allocate, until both instances have
 	 * stopped: a thread's exit goes on in the kernel after pthread_join() has returned (the
-	 * tid is cleared early in do_exit()), and what it allocated there reached only the
-	 * instance that stopped last (two such pb events failed a debug-kernel run on 7.3).
+	 * tid is cleared early in do_exit()), and what it allocates there would reach only the
+	 * instance that stops last (docs/RELIABILITY.md: assumed, not shown, for the two
+	 * unpaired pb events of a 7.3 debug-kernel run).
 	 */
 	pairs_parked++;
 	while (!pairs_release)
