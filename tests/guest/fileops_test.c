@@ -117,6 +117,30 @@ static void note(const char *fmt, ...)
 	passed++;
 }
 
+/*
+ * A "# " line with the seconds since the first one: where a run that does not finish
+ * stopped, and how long each step took (a boot test's output is all a CI log keeps).
+ */
+static void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void progress(const char *fmt, ...)
+{
+	static struct timespec t0;
+	struct timespec t;
+	va_list ap;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	if (!t0.tv_sec && !t0.tv_nsec)
+		t0 = t;
+	va_start(ap, fmt);
+	flockfile(stdout);
+	printf("# %.1f s: ", (double)(t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9);
+	vprintf(fmt, ap);
+	printf("\n");
+	funlockfile(stdout);
+	fflush(stdout);
+	va_end(ap);
+}
+
 static void must(const char *file, const char *val)
 {
 	int ret = twrite(file, val);
@@ -964,12 +988,16 @@ static void fill_map(void)
 {
 	long cap = -1, ent = 0;
 	char *s, *p;
+	int i;
 
 	must(T "tracing_on", "0");
 	must(T "options/stacktrace", "1");
 	all_events_on();
 	must(T "tracing_on", "1");
-	for (int i = 0; i < 200; i++) {
+	for (i = 0; i < 200; i++) {
+		if (i % 10 == 0)
+			progress("fill: round %d: %ld / %ld entries, %ld drops", i, ent, cap,
+				 stat_value("drops:"));
 		if (slurp(T "stack_map_stat", &s) >= 0) {
 			p = strstr(s, "entries:");
 			if (p && sscanf(p, "entries: %ld / %ld", &ent, &cap) == 2 &&
@@ -987,6 +1015,7 @@ static void fill_map(void)
 	}
 	must(T "tracing_on", "0");
 	must(T "events/enable", "0");
+	progress("fill: %d rounds", i);
 	check(stat_value("drops:") > 0 || ent >= cap, "map filled: %ld / %ld entries, %ld drops", ent,
 	      cap, stat_value("drops:"));
 }
@@ -1020,6 +1049,7 @@ static int cmd_check(void)
 	struct ctx c = { 0 };
 	long gen0, gen1;
 
+	progress("check: start");
 	must(T "tracing_on", "0");
 	must(T "events/enable", "0");
 	must(T "options/stacktrace", "0");
@@ -1057,13 +1087,16 @@ static int cmd_check(void)
 	check(stat_value("entries:") > 0, "partly filled: %ld entries", stat_value("entries:"));
 	pass_both(&c, "partly filled");
 	close_while_reading(&c);
+	progress("partly filled: closes while reading done");
 	estale_check();
+	progress("partly filled: ESTALE checks done");
 
 	/* 4. Full. */
 	fill_map();
 	pass_both(&c, "full map");
 	c.where = "full";
 	reset_check(&c);
+	progress("full: reset checks done");
 
 	/* 5. The whole table again while resets, toggles, instances and resizes go on. */
 	record_some(50);
@@ -1072,8 +1105,10 @@ static int cmd_check(void)
 	disturb_start(1);
 	c.disturbed = 1;
 	c.where = "disturbed";
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 3; i++) {
 		table_pass(&c);
+		progress("disturbed: table pass %d done", i + 1);
+	}
 	disturb_stop();
 	gen1 = stat_value("generation:");
 	check(gen1 - gen0 == resets_done,
