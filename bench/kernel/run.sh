@@ -13,7 +13,8 @@
 # tracer with func_stack_trace and a kprobe with the stacktrace trigger: R rounds (--reps,
 # default 11; 3 for instructions, which repeat exactly) of one run per mode of N events
 # (default 2000, each with its own stack of DEPTH+8 frames, default DEPTH 40): no stacks,
-# full stacks, and stackmap with the map warm, every stack new, and both maps full. Prints
+# full stacks, full stacks again (the null run: what the clock reads for the same work
+# twice), and stackmap with the map warm, every stack new, and both maps full. Prints
 # the median cost per event of each and the ratios to full stacks round by round, writes
 # them to OUT/results.md (default build/bench-kernel) with what one rep movsb costs on the
 # same clock (bench/kernel/repcount.c), and exits non-zero when a guest
@@ -31,7 +32,7 @@ while [ $# -gt 0 ]; do
 	--reps) reps=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--clocks) clocks=$2; shift 2 ;;
-	-h | --help) sed -n '4,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '4,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench-kernel: unknown option $1 (see --help)" >&2; exit 2 ;;
 	esac
 done
