@@ -995,9 +995,6 @@ static void fill_map(void)
 	all_events_on();
 	must(T "tracing_on", "1");
 	for (i = 0; i < 200; i++) {
-		if (i % 10 == 0)
-			progress("fill: round %d: %ld / %ld entries, %ld drops", i, ent, cap,
-				 stat_value("drops:"));
 		if (slurp(T "stack_map_stat", &s) >= 0) {
 			p = strstr(s, "entries:");
 			if (p && sscanf(p, "entries: %ld / %ld", &ent, &cap) == 2 &&
@@ -1007,6 +1004,9 @@ static void fill_map(void)
 			}
 			free(s);
 		}
+		if (i % 10 == 0)
+			progress("fill: round %d: %ld / %ld entries, %ld drops", i, ent, cap,
+				 stat_value("drops:"));
 		record_some(20);
 		all_events_on();
 		must(T "tracing_on", "1");
