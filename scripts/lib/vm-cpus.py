@@ -35,6 +35,7 @@ def ask(sock, cmd, quiet=0.5, limit=5.0):
 
 
 def load_map(path):
+    """The text symbols of System.map, which lists them by address already."""
     addrs, names = [], []
     try:
         with open(path) as f:
@@ -45,8 +46,7 @@ def load_map(path):
                     names.append(w[2])
     except OSError:
         pass
-    order = sorted(range(len(addrs)), key=addrs.__getitem__)
-    return [addrs[i] for i in order], [names[i] for i in order]
+    return addrs, names
 
 
 def main():
