@@ -1292,7 +1292,7 @@ static int cmd_random(unsigned int seed, int seconds, int nthreads)
  * an id the same frames: the stream never resolves an id to a stack it was not recorded
  * with. Events are only those of the workload's threads (an event filter on common_pid),
  * which start after both instances record and stop, and exit, only after both have stopped,
- * so every event has its pair: any event left unpaired, any lost event, any mismatch fails.
+ * so every event has its pair: any event left unpaired, lost or unread, any mismatch fails.
  * Full ids repeat after 8192 switches, so the switcher stops at PAIRS_MAX_SWITCHES.
  */
 #define PA T "instances/pa/"
@@ -1439,7 +1439,7 @@ struct preader {
 	char bad_line[160];
 };
 
-static atomic_int pairs_stop;
+static atomic_int pairs_stop, pairs_drain;
 
 static void pr_end_block(struct preader *r)
 {
@@ -1552,15 +1552,20 @@ static void *preader_run(void *arg)
 	check(fd >= 0, "pairs: open %s: %s", path, strerror(errno));
 	if (fd < 0)
 		return NULL;
-	/* After the stop, read until the stream has stayed empty for a while. */
-	while (!pairs_stop || idle < 20) {
+	/*
+	 * Once both instances have stopped recording (pairs_drain), read until the stream has
+	 * stayed empty for 200 ms. Not from the workers' stop: a worker's last operation can
+	 * come later than that under the debug kernel, and only into the stream of whichever
+	 * instance's reader was still there to read it.
+	 */
+	while (!pairs_drain || idle < 20) {
 		ssize_t n = read(fd, buf + have, (1 << 16) - have);
 		char *p, *nl;
 
 		if (n <= 0) {
 			check(n == 0 || errno == EAGAIN || errno == EINTR, "pairs: read %s: %s",
 			      path, strerror(errno));
-			idle++;
+			idle = pairs_drain ? idle + 1 : 0;
 			usleep(10000);
 			continue;
 		}
@@ -1793,7 +1798,7 @@ static struct pitem *pairs_gather(struct preader *rd, int n, long *nr)
  * instances' probes of one event.
  */
 static void pairs_match(struct preader *rd, int ncpu, long *paired, long *mismatch,
-			long *unpaired, long *unresolved)
+			long unpaired[2], long *unresolved)
 {
 	long na, nb, i = 0, j = 0;
 	struct pitem *a = pairs_gather(rd, ncpu, &na), *b = pairs_gather(rd + ncpu, ncpu, &nb);
@@ -1803,14 +1808,14 @@ static void pairs_match(struct preader *rd, int ncpu, long *paired, long *mismat
 		int want;
 
 		if (j >= nb || (i < na && x->key < y->key)) {
-			if (++*unpaired <= 5)
+			if (++unpaired[0] + unpaired[1] <= 5)
 				printf("# pa event without a pair (cpu %d): %s\n", x->cpu,
 				       interned(x->key));
 			i++;
 			continue;
 		}
 		if (i >= na || y->key < x->key) {
-			if (++*unpaired <= 5)
+			if (unpaired[0] + ++unpaired[1] <= 5)
 				printf("# pb event without a pair (cpu %d): %s\n", y->cpu,
 				       interned(y->key));
 			j++;
@@ -1847,8 +1852,8 @@ static int cmd_pairs(unsigned int seed, int seconds, int nthreads, long min_swit
 	struct preader *rd = calloc(2 * ncpu, sizeof(*rd));
 	pthread_t w[PAIRS_WORKERS], sw;
 	struct rthread rt[16];
-	long paired = 0, mismatch = 0, unpaired = 0, unresolved = 0, events = 0, ids = 0;
-	long fallbacks = 0, defs = 0, unexpected = 0, lost, switches, recycled, total;
+	long paired = 0, mismatch = 0, unpaired[2] = { 0, 0 }, unresolved = 0, events = 0, ids = 0;
+	long fallbacks = 0, defs = 0, unexpected = 0, lost, unread, switches, recycled, total;
 	char filter[256];
 	int len;
 	static const char *const setup[][2] = {
@@ -1925,6 +1930,7 @@ static int cmd_pairs(unsigned int seed, int seconds, int nthreads, long min_swit
 	pthread_join(sw, NULL);
 	must(PA "tracing_on", "0");
 	must(PB "tracing_on", "0");
+	pairs_drain = 1;
 	pairs_release = 1;
 	syscall(SYS_futex, &pairs_release, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 	for (int i = 0; i < PAIRS_WORKERS; i++)
@@ -1934,10 +1940,12 @@ static int cmd_pairs(unsigned int seed, int seconds, int nthreads, long min_swit
 
 	lost = pairs_stat(PA, ncpu, "overrun:") + pairs_stat(PA, ncpu, "dropped events:") +
 	       pairs_stat(PB, ncpu, "overrun:") + pairs_stat(PB, ncpu, "dropped events:");
+	/* The readers' end left nothing behind: every event recorded was read. */
+	unread = pairs_stat(PA, ncpu, "entries:") + pairs_stat(PB, ncpu, "entries:");
 	switches = inst_stat(PA, "switches:");
 	recycled = inst_stat(PA, "recycled:");
 	qsort(pdefs, nr_pdefs, sizeof(*pdefs), pdef_cmp);
-	pairs_match(rd, ncpu, &paired, &mismatch, &unpaired, &unresolved);
+	pairs_match(rd, ncpu, &paired, &mismatch, unpaired, &unresolved);
 	for (int c = 0; c < ncpu; c++) {
 		struct preader *a = &rd[c], *b = &rd[ncpu + c];
 
@@ -1956,8 +1964,11 @@ static int cmd_pairs(unsigned int seed, int seconds, int nthreads, long min_swit
 	check(lost == 0, "pairs: %ld events lost (overrun or dropped): the buffers are too small",
 	      lost);
 	check(unexpected == 0, "pairs: %ld lines out of place in the streams", unexpected);
-	check(paired > 0 && unpaired == 0, "pairs: %ld events paired, %ld without a pair", paired,
-	      unpaired);
+	check(unread == 0, "pairs: %ld events left unread in the buffers after the readers' end",
+	      unread);
+	check(paired > 0 && !unpaired[0] && !unpaired[1],
+	      "pairs: %ld events paired, %ld without a pair (%ld of pa, %ld of pb)", paired,
+	      unpaired[0] + unpaired[1], unpaired[0], unpaired[1]);
 	check(ids > 0 && unresolved == 0, "pairs: %ld ids, %ld without a definition or with two",
 	      ids, unresolved);
 	check(mismatch == 0, "pairs: %ld of %ld paired events with a stack that is not pb's",
