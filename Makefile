@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Top-level entry points; see README.md.
 
-.PHONY: all demo bench-kernel test test-mainline test-kcsan test-paths test-arm64 test-i386 setup-i386 test-upstream test-nostackmap kernel vm tool harness bench retention clean help setup setup-arm64
+.PHONY: all demo bench-kernel test test-mainline test-kcsan test-paths test-arm64 test-i386 setup-i386 test-upstream test-nostackmap test-tcg kernel vm tool harness bench retention clean help setup setup-arm64
 
 help:
 	@echo "make demo    - build everything missing, boot the VM, record a workload, summarize it"
@@ -13,6 +13,7 @@ help:
 	@echo "make test-i386 - the 32-bit x86 kernel (qemu-system-i386): KUnit, ftracetest, binary export"
 	@echo "make test-upstream - the whole upstream ftracetest on the patched and the unpatched kernel (upstream.config), compared; then test-nostackmap (KVER=7.3: on mainline, without test-nostackmap)"
 	@echo "make test-nostackmap - CONFIG_FTRACE_STACKMAP=n: tracefs and a workload's trace as the unpatched kernel's"
+	@echo "make test-tcg - code patching under multi- and single-threaded TCG on the unpatched kernel: why the debug boots hold every tracepoint"
 	@echo "make kernel  - assemble the series into build/linux and build the bzImage"
 	@echo "make tool    - build the stackmap command-line tool"
 	@echo "make bench   - user-space benchmark of the map against the baseline designs"
@@ -72,6 +73,10 @@ test-upstream: setup
 test-nostackmap: setup
 	tests/nostackmap/run.sh
 
+# Not part of `make test` (it Oopses kernels on purpose): docs/RELIABILITY.md.
+test-tcg: setup
+	tests/tcg/run.sh
+
 demo: setup
 	scripts/demo
 
@@ -86,7 +91,7 @@ bench-kernel: setup
 	bench/kernel/run.sh
 
 clean:
-	rm -rf build/obj build/obj-arm64 build/vm build/test-logs build/test-logs-arm64 build/share-* \
+	rm -rf build/obj build/obj-arm64 build/vm build/test-logs build/test-logs-arm64 build/test-logs-tcg build/share-* \
 		build/guest build/guest-arm64
 	-$(MAKE) -C tool clean
 	-$(MAKE) -C harness clean

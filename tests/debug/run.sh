@@ -37,6 +37,15 @@ if [ "$mode" = selftests ]; then
 fi
 if msg=$(bootlog_kunit /tmp/boot.txt); then ok "$msg"; else bad "$msg"; fi
 
+# The tests below turn events on and off while the other vCPU runs; under multi-threaded TCG
+# that patching can Oops on a stale int3 whatever the kernel (tests/lib/hold-tracepoints.sh).
+. /src/tests/lib/hold-tracepoints.sh
+if msg=$(hold_tracepoints); then
+	ok "every tracepoint held by two idle instances: the tests patch no code"
+else
+	bad "$msg"
+fi
+
 if [ "$mode" = debug ]; then
 	mount -t debugfs none $D 2>/dev/null
 	# The first enable fails (injected), the map stays unallocated: fileops_test starts there.
