@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Top-level entry points; see README.md.
 
-.PHONY: all demo bench-kernel test test-mainline test-kcsan test-paths test-arm64 test-i386 setup-i386 test-upstream test-nostackmap test-tcg kernel vm tool harness bench retention clean help setup setup-arm64
+.PHONY: all demo bench-kernel test test-mainline test-kcsan test-paths test-arm64 test-i386 setup-i386 test-upstream test-nostackmap test-tcg kernel vm tool harness bench retention clean help setup setup-arm64 check-series format-patch
 
 help:
 	@echo "make demo    - build everything missing, boot the VM, record a workload, summarize it"
@@ -14,14 +14,38 @@ help:
 	@echo "make test-upstream - the whole upstream ftracetest on the patched and the unpatched kernel (upstream.config), compared; then test-nostackmap (KVER=7.3: on mainline, without test-nostackmap)"
 	@echo "make test-nostackmap - CONFIG_FTRACE_STACKMAP=n: tracefs and a workload's trace as the unpatched kernel's"
 	@echo "make test-tcg - code patching under multi- and single-threaded TCG on the unpatched kernel: why the debug boots hold every tracepoint"
-	@echo "make kernel  - assemble the series into build/linux and build the bzImage"
+	@echo "make all     - the tool, the harness and the kernel"
+	@echo "make kernel  - assemble the series into build/linux and build the bzImage (KVER=7.3: mainline)"
+	@echo "make vm      - the VM's initramfs (build/vm), which every boot builds when missing"
+	@echo "make check-series - every patch built and checked as the maintainers' robot does (KVER=7.3: mainline)"
+	@echo "make format-patch - the series as it would be mailed, with its cover letter (KVER=7.3: mainline)"
 	@echo "make tool    - build the stackmap command-line tool"
 	@echo "make bench   - user-space benchmark of the map against the baseline designs"
 	@echo "make bench-kernel - what the stackmap option costs an event in the kernel: time and instructions (VM)"
 	@echo "make retention - events and time span kept by a fixed buffer: no stacks, full stacks, ids (VM)"
 
-kernel:
-	scripts/kernel build
+all: tool harness kernel
+
+# The kernel of kernel, check-series, format-patch, test-paths and test-upstream: KVER=7.3
+# is mainline (scripts/setup --mainline installs its source).
+KVER ?= 6.12
+MAINLINE = @[ "$(KVER)" = 6.12 ] || scripts/setup --mainline
+
+kernel: setup
+	$(MAINLINE)
+	scripts/kernel --kver $(KVER) build
+
+vm: setup
+	scripts/vm initramfs
+
+# docs/KERNEL.md says what each check is; the arm64 build needs scripts/setup --arch arm64.
+check-series: setup-arm64
+	$(MAINLINE)
+	scripts/kernel --kver $(KVER) check-series
+
+format-patch: setup
+	$(MAINLINE)
+	scripts/kernel --kver $(KVER) format-patch
 
 tool:
 	$(MAKE) -C tool
@@ -51,12 +75,9 @@ test-mainline: setup
 	@scripts/setup --mainline
 	scripts/test --kver 7.3
 
-# The kernel of test-paths and test-upstream: KVER=7.3 runs them on mainline.
-KVER ?= 6.12
-
 # Not part of `make test` (one more kernel build, past CI's time limit): docs/TESTING.md.
 test-paths: setup
-	@[ "$(KVER)" = 6.12 ] || scripts/setup --mainline
+	$(MAINLINE)
 	scripts/test --paths --kver $(KVER)
 
 test-arm64: setup-arm64
@@ -67,7 +88,7 @@ test-i386: setup-i386
 
 # Not part of `make test` (too long for CI): see README.md.
 test-upstream: setup
-	@[ "$(KVER)" = 6.12 ] || scripts/setup --mainline
+	$(MAINLINE)
 	tests/upstream/run.sh --kver $(KVER); rc=$$?; [ "$(KVER)" != 6.12 ] || tests/nostackmap/run.sh && exit $$rc
 
 test-nostackmap: setup
@@ -90,8 +111,9 @@ retention:
 bench-kernel: setup
 	bench/kernel/run.sh
 
+# Everything the build made: build/ (kernel trees, objects, the VM, logs), the tool's and
+# the harness's objects.
 clean:
-	rm -rf build/obj build/obj-arm64 build/vm build/test-logs build/test-logs-arm64 build/test-logs-tcg build/share-* \
-		build/guest build/guest-arm64
+	rm -rf build
 	-$(MAKE) -C tool clean
 	-$(MAKE) -C harness clean
