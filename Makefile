@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Top-level entry points; see README.md.
 
-.PHONY: all demo bench-kernel test test-mainline test-kcsan test-paths test-arm64 test-i386 setup-i386 test-upstream test-nostackmap test-tcg kernel vm tool harness bench retention clean help setup setup-arm64 check-series format-patch
+.PHONY: all demo bench-kernel test test-mainline test-kcsan test-paths test-arm64 test-i386 setup-i386 test-upstream test-nostackmap test-tcg test-stress kernel vm tool harness bench retention clean help setup setup-arm64 check-series format-patch
 
 help:
 	@echo "make demo    - build everything missing, boot the VM, record a workload, summarize it"
@@ -13,6 +13,7 @@ help:
 	@echo "make test-i386 - the 32-bit x86 kernel (qemu-system-i386): KUnit, ftracetest, binary export"
 	@echo "make test-upstream - the whole upstream ftracetest on the patched and the unpatched kernel (upstream.config), compared; then test-nostackmap (KVER=7.3: on mainline, without test-nostackmap)"
 	@echo "make test-nostackmap - CONFIG_FTRACE_STACKMAP=n: tracefs and a workload's trace as the unpatched kernel's"
+	@echo "make test-stress - the pairs tests on the debug kernel for 600 s each (STRESS_SECONDS=N; STRESS_KCSAN=1: the KCSAN kernel; KVER=7.3: mainline)"
 	@echo "make test-tcg - code patching under multi- and single-threaded TCG on the unpatched kernel: why the debug boots hold every tracepoint"
 	@echo "make all     - the tool, the harness and the kernel"
 	@echo "make kernel  - assemble the series into build/linux and build the bzImage (KVER=7.3: mainline)"
@@ -93,6 +94,13 @@ test-upstream: setup
 
 test-nostackmap: setup
 	tests/nostackmap/run.sh
+
+# Not part of `make test`, which runs its short form in the debug kernel's boot:
+# docs/RELIABILITY.md, "Every id against the stack recorded beside it".
+STRESS_SECONDS ?= 600
+test-stress: setup
+	$(MAINLINE)
+	tests/stress/run.sh --kver $(KVER) --seconds $(STRESS_SECONDS) $(if $(STRESS_KCSAN),--kcsan)
 
 # Not part of `make test` (it Oopses kernels on purpose): docs/RELIABILITY.md.
 test-tcg: setup

@@ -16,10 +16,10 @@ run() { # description command...
 	local d=$1 t0=$SECONDS
 	shift
 	if "$@" > /tmp/out 2>&1; then
-		ok "$d ($((SECONDS - t0)) s; $(grep -E '^ok random|operations checked|^# pairs: [0-9]' /tmp/out | tail -n 1))"
+		ok "$d ($((SECONDS - t0)) s; $(grep -E '^ok random|operations checked|^# pairs: [0-9]|^# pairs-overwrite:' /tmp/out | tail -n 1))"
 	else
 		local rc=$?
-		grep -E 'not ok|FAIL|^# pairs: [0-9]|^# p[ab] event without a pair' /tmp/out | head -n 20
+		grep -E 'not ok|FAIL|^# pairs: [0-9]|^# pairs-overwrite:|^# p[ab] event without a pair|^# id ' /tmp/out | head -n 20
 		bad "$d (exit $rc)"
 	fi
 }
@@ -69,6 +69,10 @@ run "fileops_test random, 20 s, 4 threads" $G/fileops_test random 3 20 4
 # Every id against the full stack recorded beside it, across generation switches, with the
 # random operations and instance churn running.
 run "fileops_test pairs, 60 s" $G/fileops_test pairs 4 60 2 3
+# The same in small overwriting buffers, read at the end: retired maps recycled because the
+# buffers overwrote their ids, and every id still there resolved (make test-stress runs it
+# longer).
+run "fileops_test pairs-overwrite, 30 s" $G/fileops_test pairs-overwrite 5 30 2 1
 # Generation switches, recycling and the checks of every id against its map, with the
 # kernel's checkers watching (SM_FTRACE: the series' ftracetest directory, from scripts/test).
 if [ -n "${SM_FTRACE:-}" ]; then

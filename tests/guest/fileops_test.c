@@ -22,6 +22,11 @@
  *                                         full stacks: every id checked against the full
  *                                         stack recorded beside it, with at least M switches
  *                                         (default 5; see cmd_pairs())
+ *   fileops_test pairs-overwrite SEED SECONDS [N [M]]
+ *                                         the same with small overwriting buffers read
+ *                                         once at the end: every id still there checked
+ *                                         against the stack beside it, through its
+ *                                         definition or else stack_map
  *
  * Every result is checked against the table (expect()). With tracing off the map may change
  * only through a valid reset write: the stack_map_bin stream is compared after every batch of
@@ -35,6 +40,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -1436,10 +1442,27 @@ struct preader {
 	char *frames;
 	size_t flen, fcap;
 	long unexpected, ids, fallbacks, nr_defs;
+	/* overwrite mode: the static per-CPU trace, whose first lines can lack their event */
+	int snapshot;
+	long orphans;
 	char bad_line[160];
 };
 
+/*
+ * Something out of place: an error, but at the start of an overwritten buffer, before its
+ * first event, the rest of an event whose beginning was overwritten.
+ */
+static void pr_unexpected(struct preader *r)
+{
+	if (r->snapshot && !r->nr)
+		r->orphans++;
+	else
+		r->unexpected++;
+}
+
 static atomic_int pairs_stop, pairs_drain;
+/* pairs-overwrite: small overwriting buffers, read once at the end (cmd_pairs()) */
+static int pairs_overwrite;
 
 static void pr_end_block(struct preader *r)
 {
@@ -1456,7 +1479,7 @@ static void pr_end_block(struct preader *r)
 		if (r->inst == 0)
 			r->fallbacks++;
 	} else {
-		r->unexpected++;
+		pr_unexpected(r);
 	}
 	r->block = 0;
 	r->flen = 0;
@@ -1494,7 +1517,7 @@ static void pr_line(struct preader *r, const char *l, size_t len)
 
 	if (len > 4 && !memcmp(l, " => ", 4)) {
 		if (!r->block) {
-			r->unexpected++;
+			pr_unexpected(r);
 			return;
 		}
 		if (r->flen + len + 1 > r->fcap) {
@@ -1507,7 +1530,7 @@ static void pr_line(struct preader *r, const char *l, size_t len)
 		return;
 	}
 	pr_end_block(r);
-	if (!len)
+	if (!len || (r->snapshot && l[0] == '#'))
 		return;
 	text = pr_text(l, len, &ts);
 	len -= text - l;
@@ -1522,7 +1545,7 @@ static void pr_line(struct preader *r, const char *l, size_t len)
 		if (r->nr_pending)
 			r->items[r->pending[--r->nr_pending]].id = id;
 		else
-			r->unexpected++;
+			pr_unexpected(r);
 	} else if (l[0] == '<') {
 		r->unexpected++;
 		snprintf(r->bad_line, sizeof(r->bad_line), "%.*s", (int)len, l);
@@ -1547,8 +1570,9 @@ static void *preader_run(void *arg)
 	size_t have = 0;
 	int fd, idle = 0;
 
-	snprintf(path, sizeof(path), "%sper_cpu/cpu%d/trace_pipe", r->inst ? PB : PA, r->cpu);
-	fd = open(path, O_RDONLY | O_NONBLOCK);
+	snprintf(path, sizeof(path), "%sper_cpu/cpu%d/%s", r->inst ? PB : PA, r->cpu,
+		 r->snapshot ? "trace" : "trace_pipe");
+	fd = open(path, O_RDONLY | (r->snapshot ? 0 : O_NONBLOCK));
 	check(fd >= 0, "pairs: open %s: %s", path, strerror(errno));
 	if (fd < 0)
 		return NULL;
@@ -1562,6 +1586,10 @@ static void *preader_run(void *arg)
 		ssize_t n = read(fd, buf + have, (1 << 16) - have);
 		char *p, *nl;
 
+		if (n <= 0 && r->snapshot) {
+			check(n == 0, "pairs: read %s: %s", path, strerror(errno));
+			break;
+		}
 		if (n <= 0) {
 			check(n == 0 || errno == EAGAIN || errno == EINTR, "pairs: read %s: %s",
 			      path, strerror(errno));
@@ -1701,6 +1729,8 @@ static atomic_long pairs_held;	/* pacer passes that found a buffer half full */
 
 static void pairs_spend(void)
 {
+	if (pairs_overwrite)
+		return; /* the buffers overwrite: nothing to keep from filling */
 	while (atomic_fetch_sub(&pairs_credit, 1) <= 0) {
 		atomic_fetch_add(&pairs_credit, 1);
 		if (pairs_stop)
@@ -1753,6 +1783,18 @@ static void *pairs_worker(void *arg)
 	int n = 0;
 
 	pairs_tid[(uintptr_t)arg % PAIRS_WORKERS] = (long)syscall(SYS_gettid);
+	if (pairs_overwrite) {
+		/*
+		 * Each instance keeps the newest events of each CPU: the two are paired per
+		 * CPU, so that no event may move to another CPU between the two probes.
+		 */
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET((uintptr_t)arg % sysconf(_SC_NPROCESSORS_ONLN), &set);
+		check(!sched_setaffinity(0, sizeof(set), &set), "pairs: pin a worker: %s",
+		      strerror(errno));
+	}
 	pairs_ready++;
 	while (!pairs_go)
 		usleep(1000);
@@ -1832,6 +1874,8 @@ static int pitem_cmp(const void *x, const void *y)
 
 	if (a->key != b->key)
 		return a->key < b->key ? -1 : 1;
+	if (pairs_overwrite && a->cpu != b->cpu)
+		return a->cpu < b->cpu ? -1 : 1;
 	return a->ts < b->ts ? -1 : a->ts > b->ts;
 }
 
@@ -1858,6 +1902,99 @@ static struct pitem *pairs_gather(struct preader *rd, int n, long *nr)
  * clock. Per CPU is not enough: on 7.3 a task can move to another CPU between the two
  * instances' probes of one event.
  */
+/* pa's stack_map at the end (pairs-overwrite): the stacks of the ids still in the buffer. */
+static struct pdef *pmap;
+static long nr_pmap, pmap_used;
+
+static void pmap_read(void)
+{
+	char *txt, *line, *save = NULL, frames[16384];
+	size_t flen = 0;
+	long id = -1, cap = 0;
+
+	if (slurp(PA "stack_map", &txt) < 0) {
+		check(0, "pairs: read stack_map: %s", strerror(errno));
+		return;
+	}
+	for (line = strtok_r(txt, "\n", &save);; line = strtok_r(NULL, "\n", &save)) {
+		long next;
+		int at = 0;
+
+		if (!line || sscanf(line, "stack_id %ld [", &next) == 1) {
+			if (id >= 0) {
+				if (nr_pmap == cap) {
+					cap = cap ? cap * 2 : 1024;
+					pmap = realloc(pmap, cap * sizeof(*pmap));
+				}
+				pmap[nr_pmap++] = (struct pdef){ id, intern(frames, flen) };
+			}
+			if (!line)
+				break;
+			id = next;
+			flen = 0;
+		} else if (id >= 0 && sscanf(line, " [%*d] %n", &at) == 0 && at > 0 &&
+			   flen + strlen(line + at) + 2 < sizeof(frames)) {
+			/* The frames as the trace prints them: one per line, as interned. */
+			flen += sprintf(frames + flen, "%s\n", line + at);
+		}
+	}
+	free(txt);
+	qsort(pmap, nr_pmap, sizeof(*pmap), pdef_cmp);
+}
+
+static int pmap_stack(long id)
+{
+	struct pdef key = { id, 0 }, *d = bsearch(&key, pmap, nr_pmap, sizeof(*pmap), pdef_cmp);
+
+	return d ? d->stack : 0;
+}
+
+/* Same text, and in pairs-overwrite the same CPU: events that pair up (pitem_cmp()). */
+static int pgroup_cmp(const struct pitem *a, const struct pitem *b)
+{
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	if (pairs_overwrite && a->cpu != b->cpu)
+		return a->cpu < b->cpu ? -1 : 1;
+	return 0;
+}
+
+/* pa's event @x against pb's @y: the stack of x's id, or its full stack, must be y's. */
+static void pairs_check(const struct pitem *x, const struct pitem *y, long *mismatch,
+			long *unresolved)
+{
+	int want = x->stack;
+
+	if (x->id >= 0) {
+		want = pdef_stack(x->id);
+		if (!want && pairs_overwrite) {
+			want = pmap_stack(x->id);
+			pmap_used += want > 0;
+		}
+		if (want <= 0) {
+			if (++*unresolved <= 3)
+				printf("# id %ld %s\n", x->id, want ? "has definitions that differ" :
+				       pairs_overwrite ? "has no definition and is not in stack_map" :
+				       "has no definition");
+			return;
+		}
+	}
+	if (!want || !y->stack || want != y->stack) {
+		if (++*mismatch <= 3)
+			printf("# %s (cpu %d, %d)\n#   pa (id %ld):\n%s#   pb:\n%s",
+			       interned(x->key), x->cpu, y->cpu, x->id,
+			       want > 0 ? interned(want) : "(none)\n",
+			       y->stack ? interned(y->stack) : "(none)\n");
+	}
+}
+
+/*
+ * Pair pa's events with pb's: equal texts in the order of the instances' shared "counter"
+ * clock. Per CPU is not enough: on 7.3 a task can move to another CPU between the two
+ * instances' probes of one event. In pairs-overwrite each instance kept the newest events
+ * of each CPU (the workers are pinned): equal texts of one CPU pair from the newest back,
+ * and the older ones that only one instance kept have no pair.
+ */
 static void pairs_match(struct preader *rd, int ncpu, long *paired, long *mismatch,
 			long unpaired[2], long *unresolved)
 {
@@ -1865,43 +2002,35 @@ static void pairs_match(struct preader *rd, int ncpu, long *paired, long *mismat
 	struct pitem *a = pairs_gather(rd, ncpu, &na), *b = pairs_gather(rd + ncpu, ncpu, &nb);
 
 	while (i < na || j < nb) {
-		struct pitem *x = &a[i], *y = &b[j];
-		int want;
+		const struct pitem *head = j >= nb || (i < na && pgroup_cmp(&a[i], &b[j]) <= 0) ?
+					   &a[i] : &b[j];
+		long ie = i, je = j, m;
 
-		if (j >= nb || (i < na && x->key < y->key)) {
+		while (ie < na && !pgroup_cmp(&a[ie], head))
+			ie++;
+		while (je < nb && !pgroup_cmp(&b[je], head))
+			je++;
+		m = ie - i < je - j ? ie - i : je - j;
+		if (pairs_overwrite) {
+			/* The oldest have no pair. */
+			unpaired[0] += ie - i - m;
+			unpaired[1] += je - j - m;
+			i = ie - m;
+			j = je - m;
+		}
+		for (long k = 0; k < m; k++)
+			pairs_check(&a[i + k], &b[j + k], mismatch, unresolved);
+		*paired += m;
+		i += m;
+		j += m;
+		for (; i < ie; i++)
 			if (++unpaired[0] + unpaired[1] <= 5)
-				printf("# pa event without a pair (cpu %d): %s\n", x->cpu,
-				       interned(x->key));
-			i++;
-			continue;
-		}
-		if (i >= na || y->key < x->key) {
+				printf("# pa event without a pair (cpu %d): %s\n", a[i].cpu,
+				       interned(a[i].key));
+		for (; j < je; j++)
 			if (unpaired[0] + ++unpaired[1] <= 5)
-				printf("# pb event without a pair (cpu %d): %s\n", y->cpu,
-				       interned(y->key));
-			j++;
-			continue;
-		}
-		i++;
-		j++;
-		++*paired;
-		want = x->stack;
-		if (x->id >= 0) {
-			want = pdef_stack(x->id);
-			if (want <= 0) {
-				if (++*unresolved <= 3)
-					printf("# id %ld %s\n", x->id, want ?
-					       "has definitions that differ" : "has no definition");
-				continue;
-			}
-		}
-		if (!want || !y->stack || want != y->stack) {
-			if (++*mismatch <= 3)
-				printf("# %s (cpu %d, %d)\n#   pa (id %ld):\n%s#   pb:\n%s",
-				       interned(x->key), x->cpu, y->cpu, x->id,
-				       want > 0 ? interned(want) : "(none)\n",
-				       y->stack ? interned(y->stack) : "(none)\n");
-		}
+				printf("# pb event without a pair (cpu %d): %s\n", b[j].cpu,
+				       interned(b[j].key));
 	}
 	free(a);
 	free(b);
@@ -1914,12 +2043,13 @@ static int cmd_pairs(unsigned int seed, int seconds, int nthreads, long min_swit
 	pthread_t w[PAIRS_WORKERS], sw, pacer;
 	struct rthread rt[16];
 	long paired = 0, mismatch = 0, unpaired[2] = { 0, 0 }, unresolved = 0, events = 0, ids = 0;
-	long fallbacks = 0, defs = 0, unexpected = 0, lost, unread, switches, recycled, total;
+	long fallbacks = 0, defs = 0, unexpected = 0, orphans = 0, lost, unread, switches, recycled;
+	long total, overrun_a;
 	char filter[256];
 	int len;
 	static const char *const setup[][2] = {
 		{ "tracing_on", "0" }, { "buffer_size_kb", NULL }, { "trace_clock", "counter" },
-		{ "options/sym-offset", "1" }, { "options/overwrite", "0" },
+		{ "options/sym-offset", "1" }, { "options/overwrite", NULL },
 		{ "options/stacktrace", "1" },
 		{ "events/kmem/kmalloc/enable", "1" }, { "events/kmem/kmem_cache_alloc/enable", "1" },
 	};
@@ -1940,8 +2070,16 @@ static int cmd_pairs(unsigned int seed, int seconds, int nthreads, long min_swit
 			char path[128];
 
 			snprintf(path, sizeof(path), "%s%s", inst, setup[k][0]);
-			/* pb holds full stacks, 25 times the bytes of pa's ids. */
-			must(path, setup[k][1] ? setup[k][1] : i ? "16384" : "2048");
+			if (!strcmp(setup[k][0], "options/overwrite"))
+				must(path, pairs_overwrite ? "1" : "0");
+			/*
+			 * pb holds full stacks, 25 times the bytes of pa's ids. Overwriting,
+			 * pa wraps often, so that its retired maps are recycled.
+			 */
+			else if (!setup[k][1] && pairs_overwrite)
+				must(path, i ? "1024" : "64");
+			else
+				must(path, setup[k][1] ? setup[k][1] : i ? "16384" : "2048");
 		}
 	}
 	must(PA "options/stackmap", "1");
@@ -1949,7 +2087,10 @@ static int cmd_pairs(unsigned int seed, int seconds, int nthreads, long min_swit
 	for (int i = 0; i < 2 * ncpu; i++) {
 		rd[i].inst = i / ncpu;
 		rd[i].cpu = i % ncpu;
-		pthread_create(&rd[i].t, NULL, preader_run, &rd[i]);
+		rd[i].snapshot = pairs_overwrite;
+		/* Overwriting buffers are read once, at the end. */
+		if (!pairs_overwrite)
+			pthread_create(&rd[i].t, NULL, preader_run, &rd[i]);
 	}
 	/* The top level as random mode sets it up: a map that the disturbers' next can switch. */
 	top_level_recording(1);
@@ -1978,7 +2119,8 @@ static int cmd_pairs(unsigned int seed, int seconds, int nthreads, long min_swit
 	must(PA "tracing_on", "1");
 	must(PB "tracing_on", "1");
 	pthread_create(&sw, NULL, pairs_switcher, (void *)(uintptr_t)seed);
-	pthread_create(&pacer, NULL, pairs_pacer, (void *)(uintptr_t)ncpu);
+	if (!pairs_overwrite)
+		pthread_create(&pacer, NULL, pairs_pacer, (void *)(uintptr_t)ncpu);
 	pairs_go = 1;
 	sleep(seconds);
 	/*
@@ -1990,7 +2132,8 @@ static int cmd_pairs(unsigned int seed, int seconds, int nthreads, long min_swit
 	while (pairs_parked < PAIRS_WORKERS)
 		usleep(1000);
 	pthread_join(sw, NULL);
-	pthread_join(pacer, NULL);
+	if (!pairs_overwrite)
+		pthread_join(pacer, NULL);
 	must(PA "tracing_on", "0");
 	must(PB "tracing_on", "0");
 	pairs_drain = 1;
@@ -1999,9 +2142,15 @@ static int cmd_pairs(unsigned int seed, int seconds, int nthreads, long min_swit
 	for (int i = 0; i < PAIRS_WORKERS; i++)
 		pthread_join(w[i], NULL);
 	for (int i = 0; i < 2 * ncpu; i++)
-		pthread_join(rd[i].t, NULL);
+		if (pairs_overwrite)
+			preader_run(&rd[i]);
+		else
+			pthread_join(rd[i].t, NULL);
+	if (pairs_overwrite)
+		pmap_read();
 
-	lost = pairs_stat(PA, ncpu, "overrun:") + pairs_stat(PA, ncpu, "dropped events:") +
+	overrun_a = pairs_stat(PA, ncpu, "overrun:");
+	lost = overrun_a + pairs_stat(PA, ncpu, "dropped events:") +
 	       pairs_stat(PB, ncpu, "overrun:") + pairs_stat(PB, ncpu, "dropped events:");
 	/* The readers' end left nothing behind: every event recorded was read. */
 	unread = pairs_stat(PA, ncpu, "entries:") + pairs_stat(PB, ncpu, "entries:");
@@ -2017,6 +2166,7 @@ static int cmd_pairs(unsigned int seed, int seconds, int nthreads, long min_swit
 		fallbacks += a->fallbacks;
 		defs += a->nr_defs;
 		unexpected += a->unexpected + b->unexpected;
+		orphans += a->orphans + b->orphans;
 		if (a->bad_line[0] || b->bad_line[0])
 			printf("# unexpected line: %s\n", a->bad_line[0] ? a->bad_line : b->bad_line);
 	}
@@ -2025,14 +2175,25 @@ static int cmd_pairs(unsigned int seed, int seconds, int nthreads, long min_swit
 	       "%ld times\n",
 	       events, paired, ids, defs, fallbacks, switches, (long)pairs_next_ok, recycled,
 	       total, (long)pairs_held);
-	check(lost == 0, "pairs: %ld events lost (overrun or dropped) with the workers paced",
-	      lost);
+	if (pairs_overwrite) {
+		/* What it is for: retired maps recycled because pa's buffers overwrote their ids. */
+		printf("# pairs-overwrite: %ld events overwritten in pa; %ld kept by pa only, %ld by "
+		       "pb only; %ld partial events at the buffers' start; %ld paired ids resolved "
+		       "through stack_map (no definition left)\n", overrun_a, unpaired[0],
+		       unpaired[1], orphans, pmap_used);
+		check(overrun_a > 0 && recycled > 0 && paired > 0,
+		      "pairs: pa overwrote %ld events, %ld maps recycled, %ld events paired",
+		      overrun_a, recycled, paired);
+	} else {
+		check(lost == 0,
+		      "pairs: %ld events lost (overrun or dropped) with the workers paced", lost);
+		check(unread == 0,
+		      "pairs: %ld events left unread in the buffers after the readers' end", unread);
+		check(paired > 0 && !unpaired[0] && !unpaired[1],
+		      "pairs: %ld events paired, %ld without a pair (%ld of pa, %ld of pb)", paired,
+		      unpaired[0] + unpaired[1], unpaired[0], unpaired[1]);
+	}
 	check(unexpected == 0, "pairs: %ld lines out of place in the streams", unexpected);
-	check(unread == 0, "pairs: %ld events left unread in the buffers after the readers' end",
-	      unread);
-	check(paired > 0 && !unpaired[0] && !unpaired[1],
-	      "pairs: %ld events paired, %ld without a pair (%ld of pa, %ld of pb)", paired,
-	      unpaired[0] + unpaired[1], unpaired[0], unpaired[1]);
 	check(ids > 0 && unresolved == 0, "pairs: %ld ids, %ld without a definition or with two",
 	      ids, unresolved);
 	check(mismatch == 0, "pairs: %ld of %ld paired events with a stack that is not pb's",
@@ -2061,10 +2222,12 @@ int main(int argc, char **argv)
 	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "random"))
 		return cmd_random((unsigned int)strtoul(argv[2], NULL, 0), atoi(argv[3]),
 				  argc == 5 ? atoi(argv[4]) : 4);
-	if (argc >= 4 && argc <= 6 && !strcmp(argv[1], "pairs"))
+	if (argc >= 4 && argc <= 6 && !strcmp(argv[1], "pairs-overwrite"))
+		pairs_overwrite = 1;
+	if (argc >= 4 && argc <= 6 && (!strcmp(argv[1], "pairs") || pairs_overwrite))
 		return cmd_pairs((unsigned int)strtoul(argv[2], NULL, 0), atoi(argv[3]),
 				 argc >= 5 ? atoi(argv[4]) : 2, argc == 6 ? atol(argv[5]) : 5);
 	fprintf(stderr, "usage: fileops_test check | random SEED SECONDS [THREADS] | "
-		"pairs SEED SECONDS [THREADS [MIN-SWITCHES]]\n");
+		"pairs[-overwrite] SEED SECONDS [THREADS [MIN-SWITCHES]]\n");
 	return 2;
 }
