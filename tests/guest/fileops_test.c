@@ -1754,23 +1754,24 @@ static void pairs_spend(void)
 	}
 }
 
-/* The largest unread share, in per mille, of any per-CPU buffer of either instance. */
-static long pairs_fill(int ncpu)
+/*
+ * The largest unread share, in per mille, of any per-CPU buffer of either instance, whose
+ * sizes in KB are @kb[0] (pa) and @kb[1] (pb).
+ */
+static long pairs_fill(int ncpu, const long kb[2])
 {
 	long worst = 0;
 
 	for (int i = 0; i < 2; i++) {
 		const char *inst = i ? PB : PA;
 		char path[128];
-		long kb, bytes;
+		long bytes;
 
-		snprintf(path, sizeof(path), "%sbuffer_size_kb", inst);
-		kb = file_value(path, "");
-		for (int c = 0; c < ncpu && kb > 0; c++) {
+		for (int c = 0; c < ncpu && kb[i] > 0; c++) {
 			snprintf(path, sizeof(path), "%sper_cpu/cpu%d/stats", inst, c);
 			bytes = file_value(path, "bytes:");
-			if (bytes > 0 && bytes * 1000 / (kb * 1024) > worst)
-				worst = bytes * 1000 / (kb * 1024);
+			if (bytes > 0 && bytes * 1000 / (kb[i] * 1024) > worst)
+				worst = bytes * 1000 / (kb[i] * 1024);
 		}
 	}
 	return worst;
@@ -1779,9 +1780,10 @@ static long pairs_fill(int ncpu)
 static void *pairs_pacer(void *arg)
 {
 	int ncpu = (int)(uintptr_t)arg;
+	const long kb[2] = { file_value(PA "buffer_size_kb", ""), file_value(PB "buffer_size_kb", "") };
 
 	while (!pairs_stop) {
-		if (pairs_fill(ncpu) < 500) {
+		if (pairs_fill(ncpu, kb) < 500) {
 			pairs_credit = PAIRS_CREDIT;
 		} else {
 			pairs_credit = 0;
@@ -1882,15 +1884,25 @@ static long inst_stat(const char *inst, const char *key)
 	return file_value(path, key);
 }
 
-/* By event text, then by time: the order in which events of the same text pair up. */
-static int pitem_cmp(const void *x, const void *y)
+/* Same text, and in pairs-overwrite the same CPU: events that pair up (pitem_cmp() orders each group by time). */
+static int pgroup_cmp(const struct pitem *a, const struct pitem *b)
 {
-	const struct pitem *a = x, *b = y;
-
 	if (a->key != b->key)
 		return a->key < b->key ? -1 : 1;
 	if (pairs_overwrite && a->cpu != b->cpu)
 		return a->cpu < b->cpu ? -1 : 1;
+	return 0;
+}
+
+/* By event text (and CPU, see pgroup_cmp()), then by time: the order in which events pair up. */
+static int pitem_cmp(const void *x, const void *y)
+{
+	const struct pitem *a = x, *b = y;
+
+	int group = pgroup_cmp(a, b);
+
+	if (group)
+		return group;
 	return a->ts < b->ts ? -1 : a->ts > b->ts;
 }
 
@@ -1962,16 +1974,6 @@ static int pmap_stack(long id)
 	struct pdef key = { id, 0 }, *d = bsearch(&key, pmap, nr_pmap, sizeof(*pmap), pdef_cmp);
 
 	return d ? d->stack : 0;
-}
-
-/* Same text, and in pairs-overwrite the same CPU: events that pair up (pitem_cmp()). */
-static int pgroup_cmp(const struct pitem *a, const struct pitem *b)
-{
-	if (a->key != b->key)
-		return a->key < b->key ? -1 : 1;
-	if (pairs_overwrite && a->cpu != b->cpu)
-		return a->cpu < b->cpu ? -1 : 1;
-	return 0;
 }
 
 /* pa's event @x against pb's @y: the stack of x's id, or its full stack, must be y's. */

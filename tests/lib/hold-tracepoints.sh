@@ -13,7 +13,7 @@
 # them on (fileops_test's all_events_on() skips them).
 # Sourced by guest scripts (bash); returns non-zero with a message if it could not.
 hold_tracepoints() {
-	local t=/sys/kernel/tracing c i offlined=()
+	local t=/sys/kernel/tracing c i ok=1 offlined=()
 	for c in /sys/devices/system/cpu/cpu[0-9]*/online; do
 		[ "$(cat "$c")" = 1 ] || continue
 		echo 0 > "$c" || { echo "hold_tracepoints: cannot take ${c%/online} offline"; return 1; }
@@ -26,9 +26,11 @@ hold_tracepoints() {
 			echo 1 > "$t/instances/$i/events/enable" &&
 			{ [ ! -e "$t/instances/$i/events/lock/enable" ] ||
 				echo 0 > "$t/instances/$i/events/lock/enable"; } ||
-			{ echo "hold_tracepoints: cannot set up instances/$i"; return 1; }
+			{ echo "hold_tracepoints: cannot set up instances/$i"; ok=0; break; }
 	done
+	# The CPUs come back also after a failure, so that the tests after it still have them.
 	for c in "${offlined[@]}"; do
 		echo 1 > "$c" || { echo "hold_tracepoints: cannot bring ${c%/online} back"; return 1; }
 	done
+	[ $ok = 1 ]
 }
