@@ -73,6 +73,9 @@ run "fileops_test pairs, 60 s" $G/fileops_test pairs 4 60 2 3
 # buffers overwrote their ids, and every id still there resolved (make test-stress runs it
 # longer).
 run "fileops_test pairs-overwrite, 30 s" $G/fileops_test pairs-overwrite 5 30 2 1
+# Two recorders finding the map full at once (one cmpxchg() of the era, the loser takes the
+# winner's map): until it is counted, with every id of the buffer then listed.
+if out=$(bash /src/tests/debug/switch-races.sh 2>&1); then ok "switch races: $out"; else bad "switch races: $out"; fi
 # Generation switches, recycling and the checks of every id against its map, with the
 # kernel's checkers watching (SM_FTRACE: the series' ftracetest directory, from scripts/test).
 if [ -n "${SM_FTRACE:-}" ]; then
