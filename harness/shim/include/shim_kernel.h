@@ -271,6 +271,15 @@ static inline void local_inc(local_t *l)
 #endif
 }
 
+static inline void local_dec(local_t *l)
+{
+#ifdef SHIM_X86_PERCPU
+	__asm__ __volatile__("decq %0" : "+m"(l->a) : : "memory");
+#else
+	__atomic_sub_fetch(&l->a, 1, __ATOMIC_RELAXED);
+#endif
+}
+
 /*
  * ---- asm/local64.h: what asm-generic/local64.h gives a 64-bit kernel, a local_t (the harness
  * runs only 64-bit builds)
@@ -282,6 +291,7 @@ typedef struct {
 #define local64_read(l)		local_read(&(l)->a)
 #define local64_set(l, i)	local_set(&(l)->a, (i))
 #define local64_inc(l)		local_inc(&(l)->a)
+#define local64_dec(l)		local_dec(&(l)->a)
 
 /* ---- atomic_long_t ---- */
 typedef struct {
