@@ -27,7 +27,8 @@ while [ "$(stat switch_races)" -lt 1 ] && [ $((SECONDS - t0)) -lt 120 ]; do slee
 touch /tmp/races-stop
 wait
 echo 0 > $I/tracing_on
-msg="$(stat switches) switches, $(stat switch_races) of them raced by another context, $(stat recycled) recycled in $((SECONDS - t0)) s"
+races=$(stat switch_races)
+msg="$(stat switches) switches, $races of them raced by another context, $(stat recycled) recycled in $((SECONDS - t0)) s"
 grep -o '<stack_id [0-9]*>' $I/trace | tr -d '<>' | awk '{ print $2 }' | sort -u > /tmp/races-ids
 i=0
 until cat $I/stack_map > /tmp/races-map 2> /dev/null; do
@@ -40,4 +41,4 @@ echo 0 > $I/events/enable
 echo 0 > $I/options/stacktrace
 rmdir $I
 echo "$msg; $(wc -l < /tmp/races-ids) distinct ids in the buffer, $missing not listed by stack_map"
-[ "$(echo "$msg" | awk '{ print $3 }')" -ge 1 ] && [ "$missing" -eq 0 ]
+[ "$races" -ge 1 ] && [ "$missing" -eq 0 ]

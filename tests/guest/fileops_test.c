@@ -1898,7 +1898,6 @@ static int pgroup_cmp(const struct pitem *a, const struct pitem *b)
 static int pitem_cmp(const void *x, const void *y)
 {
 	const struct pitem *a = x, *b = y;
-
 	int group = pgroup_cmp(a, b);
 
 	if (group)
