@@ -1310,15 +1310,16 @@ static int cmd_random(unsigned int seed, int seconds, int nthreads)
  * equal texts pair in the order of the shared counter clock, whatever the CPU), and the
  * stack of pa's event, through the definition of its id (or its full stack when the map fell
  * back) must be pb's full stack. Every id must have a definition, and every definition of
- * an id the same frames: the stream never resolves an id to a stack it was not recorded
- * with. Events are only those of the workload's threads (an event filter on common_pid),
+ * an id and switch count the same frames: the stream never resolves an id to a stack it
+ * was not recorded with. Events are only those of the workload's threads (an event filter on common_pid),
  * which start after both instances record and stop, and exit, only after both have stopped,
  * so every event has its pair: any event left unpaired, lost or unread, any mismatch fails.
- * Full ids repeat after 8192 switches, so the switcher stops at PAIRS_MAX_SWITCHES.
+ * Full ids repeat after 8192 switches: an id event is of the switch count, among those with
+ * the id's bits, nearest to the highest one defined up to the event (pdef_switch()), the
+ * rule of Documentation/trace/ftrace-stackmap.rst, which this implements apart from the tool.
  */
 #define PA T "instances/pa/"
 #define PB T "instances/pb/"
-#define PAIRS_MAX_SWITCHES 8000	/* full ids repeat after 8192 switches */
 #define PAIRS_WORKERS 2
 
 /*
@@ -1400,15 +1401,23 @@ struct pitem {
 	int cpu;
 };
 
-/* Definitions seen in pa's streams, by id. */
+/* Definitions seen in pa's streams (and stack_map's stacks, with sw 0 and ts 0). */
 struct pdef {
 	long id;
 	int stack;
+	unsigned int sw;	/* the definition's switch count */
+	uint64_t ts;
 };
 
+#define PAIRS_ERA_SHIFT 18	/* an id's bits 18 and up: its switch count mod 8192 */
+#define PAIRS_ERA_MASK 8191u
+
 static pthread_mutex_t defs_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct pdef *pdefs;
+static struct pdef *pdefs;	/* pairs_sort_defs(): by id and switch count */
 static long nr_pdefs, cap_pdefs;
+static uint64_t *pdef_ts;	/* pairs_sort_defs(): the definitions' stamps in order */
+static unsigned int *pdef_swmax; /* ... and the highest switch count up to each */
+static long switch_wraps;	/* id events of a switch count of 8192 or more */
 
 static int pdef_cmp(const void *a, const void *b)
 {
@@ -1417,27 +1426,90 @@ static int pdef_cmp(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static void pdef_add(long id, int stack)
+static int pdef_cmp_sw(const void *a, const void *b)
+{
+	const struct pdef *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->sw < y->sw ? -1 : x->sw > y->sw;
+}
+
+static int pdef_cmp_ts(const void *a, const void *b)
+{
+	const struct pdef *x = a, *y = b;
+
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+static void pdef_add(long id, unsigned int sw, uint64_t ts, int stack)
 {
 	pthread_mutex_lock(&defs_lock);
 	if (nr_pdefs == cap_pdefs) {
 		cap_pdefs = cap_pdefs ? cap_pdefs * 2 : 4096;
 		pdefs = realloc(pdefs, cap_pdefs * sizeof(*pdefs));
 	}
-	pdefs[nr_pdefs++] = (struct pdef){ id, stack };
+	pdefs[nr_pdefs++] = (struct pdef){ id, stack, sw, ts };
 	pthread_mutex_unlock(&defs_lock);
 }
 
-/* The frames of @id's definitions, which must all agree; 0 if it has none, -1 if they differ. */
-static int pdef_stack(long id)
+/* After the readers stopped: the time line of switch counts, then the lookup order. */
+static void pairs_sort_defs(void)
 {
-	struct pdef key = { id, 0 }, *d = bsearch(&key, pdefs, nr_pdefs, sizeof(*pdefs), pdef_cmp);
+	unsigned int max = 0;
 
+	qsort(pdefs, nr_pdefs, sizeof(*pdefs), pdef_cmp_ts);
+	pdef_ts = calloc(nr_pdefs + 1, sizeof(*pdef_ts));
+	pdef_swmax = calloc(nr_pdefs + 1, sizeof(*pdef_swmax));
+	for (long i = 0; i < nr_pdefs; i++) {
+		if (!i || pdefs[i].sw > max)
+			max = pdefs[i].sw;
+		pdef_ts[i] = pdefs[i].ts;
+		pdef_swmax[i] = max;
+	}
+	qsort(pdefs, nr_pdefs, sizeof(*pdefs), pdef_cmp_sw);
+}
+
+/*
+ * The switch count of an id event at @ts: of those with the id's bits, the nearest to the
+ * highest count defined up to @ts (before the first definition: the first one's).
+ */
+static unsigned int pdef_switch(long id, uint64_t ts)
+{
+	long lo = 0, hi = nr_pdefs;
+	unsigned int now, d;
+
+	if (!nr_pdefs)
+		return (unsigned int)(id >> PAIRS_ERA_SHIFT);
+	while (lo < hi) {
+		long mid = lo + (hi - lo) / 2;
+
+		if (pdef_ts[mid] <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	now = pdef_swmax[lo ? lo - 1 : 0];
+	d = ((unsigned int)(id >> PAIRS_ERA_SHIFT) - now) & PAIRS_ERA_MASK;
+	return d <= PAIRS_ERA_MASK / 2 ? now + d : now - (PAIRS_ERA_MASK + 1 - d);
+}
+
+/*
+ * The frames of the definitions of @id at @ts (of its switch count), which must all agree;
+ * 0 if it has none, -1 if they differ.
+ */
+static int pdef_stack(long id, uint64_t ts)
+{
+	struct pdef key = { .id = id, .sw = pdef_switch(id, ts) }, *d;
+
+	if (key.sw > PAIRS_ERA_MASK)
+		switch_wraps++;
+	d = bsearch(&key, pdefs, nr_pdefs, sizeof(*pdefs), pdef_cmp_sw);
 	if (!d)
 		return 0;
-	while (d > pdefs && d[-1].id == id)
+	while (d > pdefs && !pdef_cmp_sw(&d[-1], &key))
 		d--;
-	for (struct pdef *e = d; e < pdefs + nr_pdefs && e->id == id; e++)
+	for (struct pdef *e = d; e < pdefs + nr_pdefs && !pdef_cmp_sw(e, &key); e++)
 		if (e->stack != d->stack)
 			return -1;
 	return d->stack;
@@ -1454,6 +1526,8 @@ struct preader {
 	long nr_pending, cap_pending;
 	int block;	/* 0: none, 1: full stack, 2: definition */
 	long block_id;
+	unsigned int block_sw;
+	uint64_t block_ts;
 	char *frames;
 	size_t flen, fcap;
 	long unexpected, ids, fallbacks, nr_defs;
@@ -1487,7 +1561,7 @@ static void pr_end_block(struct preader *r)
 		return;
 	stack = intern(r->frames, r->flen);
 	if (r->block == 2) {
-		pdef_add(r->block_id, stack);
+		pdef_add(r->block_id, r->block_sw, r->block_ts, stack);
 		r->nr_defs++;
 	} else if (r->nr_pending) {
 		r->items[r->pending[--r->nr_pending]].stack = stack;
@@ -1528,7 +1602,7 @@ static void pr_line(struct preader *r, const char *l, size_t len)
 	const char *text;
 	uint64_t ts;
 	long id;
-	unsigned int gen;
+	unsigned int gen, sw;
 
 	if (len > 4 && !memcmp(l, " => ", 4)) {
 		if (!r->block) {
@@ -1552,9 +1626,12 @@ static void pr_line(struct preader *r, const char *l, size_t len)
 	l = text;
 	if (len == 13 && !memcmp(l, "<stack trace>", 13)) {
 		r->block = 1;
-	} else if (sscanf(l, "<stack_def %ld gen %u>", &id, &gen) == 2 && r->inst == 0) {
+	} else if (sscanf(l, "<stack_def %ld gen %u switch %u>", &id, &gen, &sw) == 3 &&
+		   r->inst == 0) {
 		r->block = 2;
 		r->block_id = id;
+		r->block_sw = sw;
+		r->block_ts = ts;
 	} else if (sscanf(l, "<stack_id %ld>", &id) == 1 && r->inst == 0) {
 		r->ids++;
 		if (r->nr_pending)
@@ -1844,7 +1921,7 @@ static void *pairs_switcher(void *arg)
 {
 	unsigned int s = (unsigned int)(uintptr_t)arg | 1;
 
-	while (!pairs_stop && pairs_next_ok < PAIRS_MAX_SWITCHES) {
+	while (!pairs_stop) {
 		int ret = twrite(PA "stack_map", "next");
 
 		if (!ret)
@@ -1952,7 +2029,7 @@ static void pmap_read(void)
 					cap = cap ? cap * 2 : 1024;
 					pmap = realloc(pmap, cap * sizeof(*pmap));
 				}
-				pmap[nr_pmap++] = (struct pdef){ id, intern(frames, flen) };
+				pmap[nr_pmap++] = (struct pdef){ .id = id, .stack = intern(frames, flen) };
 			}
 			if (!line)
 				break;
@@ -1970,7 +2047,7 @@ static void pmap_read(void)
 
 static int pmap_stack(long id)
 {
-	struct pdef key = { id, 0 }, *d = bsearch(&key, pmap, nr_pmap, sizeof(*pmap), pdef_cmp);
+	struct pdef key = { .id = id }, *d = bsearch(&key, pmap, nr_pmap, sizeof(*pmap), pdef_cmp);
 
 	return d ? d->stack : 0;
 }
@@ -1982,7 +2059,7 @@ static void pairs_check(const struct pitem *x, const struct pitem *y, long *mism
 	int want = x->stack;
 
 	if (x->id >= 0) {
-		want = pdef_stack(x->id);
+		want = pdef_stack(x->id, x->ts);
 		if (!want && pairs_overwrite) {
 			want = pmap_stack(x->id);
 			pmap_used += want > 0;
@@ -2172,7 +2249,7 @@ static int cmd_pairs(unsigned int seed, int seconds, int nthreads, long min_swit
 	unread = pairs_stat(PA, ncpu, "entries:") + pairs_stat(PB, ncpu, "entries:");
 	switches = inst_stat(PA, "switches:");
 	recycled = inst_stat(PA, "recycled:");
-	qsort(pdefs, nr_pdefs, sizeof(*pdefs), pdef_cmp);
+	pairs_sort_defs();
 	pairs_match(rd, ncpu, &paired, &mismatch, unpaired, &unresolved);
 	for (int c = 0; c < ncpu; c++) {
 		struct preader *a = &rd[c], *b = &rd[ncpu + c];
@@ -2187,10 +2264,10 @@ static int cmd_pairs(unsigned int seed, int seconds, int nthreads, long min_swit
 			printf("# unexpected line: %s\n", a->bad_line[0] ? a->bad_line : b->bad_line);
 	}
 	printf("# pairs: %ld events of pa, %ld paired; %ld ids, %ld definitions, %ld full stacks in "
-	       "pa; %ld switches (%ld by next), %ld recycled; %ld random operations; workers held "
-	       "%ld times\n",
+	       "pa; %ld switches (%ld by next), %ld recycled, %ld ids past switch 8191; %ld random "
+	       "operations; workers held %ld times\n",
 	       events, paired, ids, defs, fallbacks, switches, (long)pairs_next_ok, recycled,
-	       total, (long)pairs_held);
+	       switch_wraps, total, (long)pairs_held);
 	if (pairs_overwrite) {
 		/* What it is for: retired maps recycled because pa's buffers overwrote their ids. */
 		printf("# pairs-overwrite: %ld events overwritten in pa; %ld kept by pa only, %ld by "

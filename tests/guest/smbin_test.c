@@ -130,7 +130,7 @@ static long parse(const unsigned char *p, size_t len, struct rec *recs, long max
 	if (len < HDR)
 		return sprintf(err, "short header (%zu bytes)", len), -1;
 	memcpy(h, p, HDR);
-	if (h[0] != MAGIC || h[1] != FTRACE_STACKMAP_BIN_VERSION || h[3] != 0)
+	if (h[0] != MAGIC || h[1] != FTRACE_STACKMAP_BIN_VERSION)
 		return sprintf(err, "bad header %08x %u %u %u", h[0], h[1], h[2], h[3]), -1;
 	while (off < len) {
 		if (len - off < RECHDR)
@@ -227,6 +227,56 @@ static void reset_map(void)
 
 static struct rec recs[1 << 18], trecs[1 << 18];
 
+/* The switches: line of stack_map_stat. */
+static long stat_switches(void)
+{
+	struct buf st = { 0 };
+	const char *p;
+	long v = -1;
+
+	if (read_file(T "stack_map_stat", &st, 4096) == 0) {
+		buf_add(&st, "", 1);
+		p = strstr((char *)st.p, "\nswitches:");
+		if (p)
+			v = strtol(p + strlen("\nswitches:"), NULL, 10);
+	}
+	free(st.p);
+	return v;
+}
+
+/*
+ * After "next": the header's switch count is stack_map_stat's, and every record is of the
+ * map in use (the count's low 13 bits in bits 18 and up of its id) or of the retired one.
+ */
+static void check_switch_count(void)
+{
+	struct buf b = { 0 };
+	uint32_t sw, era;
+	long n, i, other = 0, bad = 0;
+	char err[256];
+
+	record(10);
+	must_write(T "stack_map", "next");
+	record(10);
+	check(read_file(T "stack_map_bin", &b, 65536) == 0, "read stack_map_bin after next");
+	n = parse(b.p, b.len, recs, 1 << 18, err);
+	check(n > 0, "well formed after next (%ld: %s)", n, n < 0 ? err : "ok");
+	sw = b.len >= HDR ? ((uint32_t *)b.p)[3] : 0;
+	check(sw == 1 && stat_switches() == 1, "header switch count %u, stack_map_stat %ld, after one next",
+	      sw, stat_switches());
+	for (i = 0; i < n && i < (1 << 18); i++) {
+		era = recs[i].id >> 18;
+		if (era == ((sw - 1) & 8191))
+			other++;
+		else if (era != (sw & 8191))
+			bad++;
+	}
+	check(!bad && n > other, "records of switch %u, %ld of the retired map, %ld of neither", sw, other,
+	      bad);
+	free(b.p);
+	reset_map();
+}
+
 static int cmd_check(void)
 {
 	struct buf a = { 0 }, b = { 0 }, c = { 0 };
@@ -238,12 +288,17 @@ static int cmd_check(void)
 	reset_map();
 	record(20);
 
-	/* Header, record sizes, nr <= 64, reserved 0, count == nr_stacks, no trailing bytes. */
+	/*
+	 * Header (switch count 0 after the reset), record sizes, nr <= 64, reserved 0,
+	 * count == nr_stacks, no trailing bytes.
+	 */
 	ret = read_file(T "stack_map_bin", &a, 65536);
 	check(ret == 0, "read stack_map_bin in 64 KiB reads (%d)", ret);
 	n = parse(a.p, a.len, recs, 1 << 18, err);
 	check(n > 0, "stream well formed with records (%ld: %s)", n, n < 0 ? err : "ok");
-	check(a.len >= 8 && ((uint32_t *)a.p)[1] == 1, "version 1");
+	check(a.len >= HDR && ((uint32_t *)a.p)[1] == 2, "version 2");
+	check(a.len >= HDR && ((uint32_t *)a.p)[3] == 0, "switch count 0 after a reset (%u)",
+	      a.len >= HDR ? ((uint32_t *)a.p)[3] : 0);
 
 	/* The same stacks, depths and ref counts as the text export (tracing is off). */
 	tn = parse_text(trecs, 1 << 18);
@@ -292,6 +347,8 @@ static int cmd_check(void)
 	check(ret == -ESTALE, "reset between reads gives ESTALE (got %s)", ret ? strerror(-ret) : "EOF");
 	check(read(fd, err, 64) < 0 && errno == ESTALE, "and keeps giving ESTALE");
 	close(fd);
+
+	check_switch_count();
 
 	/* The record set is fixed at open(): stacks stored later are not in the stream. */
 	record(20);
