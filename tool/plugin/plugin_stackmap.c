@@ -8,15 +8,18 @@
  *   => schedule_timeout (ffffffff81e40b7e)
  *
  * and the kernel_stack_def events (the stack definitions written with stack_map_defs set) as
- * their id, generation and frames in the same shape:
+ * their id, generation, switch count (kernels with map switches) and frames in the same shape:
  *
- *   kernel_stack_def:     <stack_def 42 gen 0>
+ *   kernel_stack_def:     <stack_def 42 gen 0 switch 0>
  *   => schedule (ffffffff81e3a1c8)
  *   => schedule_timeout (ffffffff81e40b7e)
  *
  * An id is resolved from the definitions printed so far, of the generation of the latest one
- * (trace-cmd report prints in timestamp order: a definition another CPU commits a little
- * after a use of its id is not seen yet, the tool's first pass sees it), else from a
+ * and, when they carry switch counts, of the count with the id's bits nearest to the highest
+ * one printed in that generation (the rule of the tool's man page, INPUT), so that an id that
+ * comes back after 8192 switches is not taken for its earlier stack (trace-cmd report prints in
+ * timestamp order: a definition another CPU commits a little after a use of its id is not seen
+ * yet, the tool's first pass sees it), else from a
  * stack_map_bin file: the plugin option "stackmap:file" (trace-cmd report -O
  * stackmap:file=PATH), else $STACKMAP_MAP, else stack_map_bin in the directory of the trace.dat
  * being read (found from the command line of trace-cmd report or kernelshark). The map is
@@ -40,7 +43,7 @@
  * the event's line, innermost first, joined by " <- ":
  *
  *   kernel_stack_id:      <stack_id 42> schedule <- schedule_timeout <- ffffffff81e40b7e
- *   kernel_stack_def:     <stack_def 42 gen 0> schedule <- schedule_timeout <- ffffffff81e40b7e
+ *   kernel_stack_def:     <stack_def 42 gen 0 switch 0> schedule <- schedule_timeout <- ...
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -74,9 +77,9 @@ struct tep_plugin_option TEP_PLUGIN_OPTIONS[] = {
 	{.name = NULL},
 };
 
-/* A definition seen: (gen, id) and its frames in pm.ips. */
+/* A definition seen: (gen, sw, id) and its frames in pm.ips. */
 struct pm_def {
-	uint32_t id, gen, nr;
+	uint32_t id, gen, sw, nr;
 	size_t first;
 };
 
@@ -92,6 +95,9 @@ static struct {
 	size_t nips, ips_cap;
 	struct htab idx;
 	uint32_t gen;
+	/* the definitions carry switch counts; the highest printed in gen */
+	int sw_known;
+	uint32_t sw;
 } pm;
 
 /* The trace.dat the host program reads: trace-cmd report [-i] FILE, kernelshark FILE. */
@@ -190,22 +196,43 @@ static int pm_def_eq(const void *ctx, uint32_t idx, const void *key)
 	const struct pm_def *d = &pm.defs[idx], *k = key;
 
 	(void)ctx;
-	return d->id == k->id && d->gen == k->gen;
+	return d->id == k->id && d->gen == k->gen && d->sw == k->sw;
 }
 
-static const struct pm_def *pm_find_def(uint32_t gen, uint32_t id)
+static uint64_t pm_hash(const struct pm_def *k)
 {
-	struct pm_def key = {.id = id, .gen = gen};
-	uint32_t i = htab_find(&pm.idx, htab_hash_gen_id(gen, id), pm_def_eq, NULL, &key, NULL);
+	return htab_hash_gen_id(k->gen ^ k->sw * 0x85EBCA6Bu, k->id);
+}
+
+/* The id's switch count modulo 8192. */
+static uint32_t pm_id_sw(uint32_t id)
+{
+	return (id >> SMBIN_SWITCH_SHIFT) & SMBIN_SWITCH_MASK;
+}
+
+/* The switch count of a use of @id: with the id's bits, nearest to the highest printed. */
+static uint32_t pm_use_sw(uint32_t id)
+{
+	uint32_t d = (pm_id_sw(id) - pm.sw) & SMBIN_SWITCH_MASK;
+
+	if (!pm.sw_known)
+		return pm_id_sw(id);
+	return d <= SMBIN_SWITCH_MASK / 2 ? pm.sw + d : pm.sw - (SMBIN_SWITCH_MASK + 1 - d);
+}
+
+static const struct pm_def *pm_find_def(uint32_t gen, uint32_t sw, uint32_t id)
+{
+	struct pm_def key = {.id = id, .gen = gen, .sw = sw};
+	uint32_t i = htab_find(&pm.idx, pm_hash(&key), pm_def_eq, NULL, &key, NULL);
 
 	return i == HTAB_NONE ? NULL : &pm.defs[i];
 }
 
 /* Remember a definition (a repeated one replaces the earlier: the latest printed wins). */
-static void pm_add_def(uint32_t gen, uint32_t id, const uint64_t *ips, uint32_t nr)
+static void pm_add_def(uint32_t gen, uint32_t sw, uint32_t id, const uint64_t *ips, uint32_t nr)
 {
-	struct pm_def key = {.id = id, .gen = gen, .nr = nr};
-	uint64_t h = htab_hash_gen_id(gen, id);
+	struct pm_def key = {.id = id, .gen = gen, .sw = sw, .nr = nr};
+	uint64_t h = pm_hash(&key);
 	size_t pos;
 	uint32_t i;
 
@@ -285,12 +312,14 @@ static int pm_handler(struct trace_seq *s, struct tep_record *record, struct tep
 	const struct smbin_stack *st;
 	const struct pm_def *d;
 	unsigned long long val;
+	uint32_t sw;
 
 	(void)context;
 	if (tep_get_field_val(s, event, "stack_id", record, &val, 1))
 		return 0;
 	trace_seq_printf(s, "<stack_id %d>", (int)val);
-	d = pm.ndefs ? pm_find_def(pm.gen, (uint32_t)val) : NULL;
+	sw = pm_use_sw((uint32_t)val);
+	d = pm.ndefs ? pm_find_def(pm.gen, sw, (uint32_t)val) : NULL;
 	if (d) {
 		pm_frames(s, event, pm.ips + d->first, d->nr);
 		return 0;
@@ -300,6 +329,10 @@ static int pm_handler(struct trace_seq *s, struct tep_record *record, struct tep
 	if (!pm.ok)
 		return 0;
 	st = pm_find((uint32_t)val);
+	/* a map that says its switch count holds that switch and the one before only */
+	if (st && pm.sw_known && pm.map.version != SMBIN_VERSION_1 && sw != pm.map.switches &&
+	    sw != pm.map.switches - 1)
+		st = NULL;
 	if (!st) {
 		trace_seq_puts(s, " (missing from the map)");
 		return 0;
@@ -309,15 +342,17 @@ static int pm_handler(struct trace_seq *s, struct tep_record *record, struct tep
 }
 
 /*
- * kernel_stack_def: int stack_id; u32 generation; int size; unsigned long caller[8], where the
- * record holds size frames (1 to 64), whatever the format's [8] says.
+ * kernel_stack_def: int stack_id; u32 generation; u32 switches (kernels with map switches); int
+ * size; unsigned long caller[8], where the record holds size frames (1 to 64), whatever the
+ * format's [8] says.
  */
 static int pm_def_handler(struct trace_seq *s, struct tep_record *record, struct tep_event *event,
 			  void *context)
 {
 	struct tep_format_field *caller = tep_find_field(event, "caller");
 	int lsize = tep_get_long_size(event->tep);
-	unsigned long long id, gen, size;
+	int has_sw = tep_find_field(event, "switches") != NULL;
+	unsigned long long id, gen, size, sw = 0;
 	uint64_t ips[SMBIN_MAX_DEPTH];
 	uint32_t i;
 	int32_t n;
@@ -325,9 +360,14 @@ static int pm_def_handler(struct trace_seq *s, struct tep_record *record, struct
 	(void)context;
 	if (tep_get_field_val(s, event, "stack_id", record, &id, 1) ||
 	    tep_get_field_val(s, event, "generation", record, &gen, 1) ||
+	    (has_sw && tep_get_field_val(s, event, "switches", record, &sw, 1)) ||
 	    tep_get_field_val(s, event, "size", record, &size, 1))
 		return 0;
-	trace_seq_printf(s, "<stack_def %d gen %u>", (int)id, (unsigned int)gen);
+	if (has_sw)
+		trace_seq_printf(s, "<stack_def %d gen %u switch %u>", (int)id, (unsigned int)gen,
+				 (unsigned int)sw);
+	else
+		trace_seq_printf(s, "<stack_def %d gen %u>", (int)id, (unsigned int)gen);
 	n = (int32_t)size;
 	if (!caller || caller->offset < 0 || (lsize != 4 && lsize != 8) || (int)id < 0 || n < 1 ||
 	    n > (int32_t)SMBIN_MAX_DEPTH ||
@@ -335,10 +375,20 @@ static int pm_def_handler(struct trace_seq *s, struct tep_record *record, struct
 		trace_seq_printf(s, " (malformed: size %d)", (int)n);
 		return 0;
 	}
+	if (has_sw && pm_id_sw((uint32_t)id) != ((uint32_t)sw & SMBIN_SWITCH_MASK)) {
+		trace_seq_puts(s, " (malformed: the id does not carry this switch count)");
+		return 0;
+	}
 	for (i = 0; i < (uint32_t)n; i++)
 		ips[i] = tep_read_number(
 			event->tep, (const char *)record->data + caller->offset + i * lsize, lsize);
-	pm_add_def((uint32_t)gen, (uint32_t)id, ips, (uint32_t)n);
+	if (!has_sw)
+		sw = pm_id_sw((uint32_t)id);
+	/* the highest switch count of the generation, which starts again at a reset */
+	if (has_sw && (!pm.sw_known || (uint32_t)gen != pm.gen || (uint32_t)sw > pm.sw))
+		pm.sw = (uint32_t)sw;
+	pm.sw_known = has_sw;
+	pm_add_def((uint32_t)gen, (uint32_t)sw, (uint32_t)id, ips, (uint32_t)n);
 	pm.gen = (uint32_t)gen;
 	pm_frames(s, event, ips, (uint32_t)n);
 	return 0;

@@ -31,7 +31,7 @@
  *    stack references after it are its own.
  * Counting records without EV_F_EXTRA, EV_F_UNATTRIBUTED and EV_F_LOST counts events.
  * User-space stacks (`<user stack trace>`) are not delivered, and neither are stack
- * definitions (`<stack_def N gen G>` blocks, kernel_stack_def records): they are not uses of a
+ * definitions (`<stack_def N gen G switch S>` blocks, kernel_stack_def records): they are not uses of a
  * stack and belong to no event; a reader given an ev_resolver (below) resolves ids with them.
  *
  * A reader given an ev_resolver fills stack.gen and stack.res of every EV_STACK_ID reference

@@ -276,6 +276,8 @@ static int in_text_def(void *arg, const struct tp_def *d)
 {
 	const struct stk_def sd = {.id = d->id,
 				   .gen = d->gen,
+				   .sw = d->sw,
+				   .sw_known = d->sw_known,
 				   .ts_ns = d->ts_ns,
 				   .nr = d->nr,
 				   .texts = d->frames,
@@ -286,8 +288,13 @@ static int in_text_def(void *arg, const struct tp_def *d)
 
 static int in_dat_def(void *arg, const struct td_rec *r)
 {
-	const struct stk_def sd = {
-		.id = r->stack_id, .gen = r->gen, .ts_ns = r->ts, .nr = r->nr, .addrs = r->ips};
+	const struct stk_def sd = {.id = r->stack_id,
+				   .gen = r->gen,
+				   .sw = r->sw,
+				   .sw_known = r->sw_known,
+				   .ts_ns = r->ts,
+				   .nr = r->nr,
+				   .addrs = r->ips};
 
 	return stk_add_def(arg, &sd);
 }
@@ -840,7 +847,23 @@ void in_notes(const struct in_src *in)
 		       "[unknown stack_id N]",
 		       in->path, (unsigned long long)st->refs_missing, st->ids_missing,
 		       in->map_from);
-	if (in->stk.dup_differ)
+	if (st->refs_missing && in->stk.map_sw_known &&
+	    (in->stk.defs_sw_max > in->map.switches || in->stk.defs_sw_max + 1 < in->map.switches))
+		sm_err("%s: %s holds the maps of switch %u and the one before, generation %u; the "
+		       "recording's "
+		       "definitions reach switch %u: it was saved %s the recording, and resolves "
+		       "only ids of the switches it holds",
+		       in->path, in->map_from, in->map.switches, in->stk.map_gen,
+		       in->stk.defs_sw_max,
+		       in->stk.defs_sw_max > in->map.switches ? "before the end of" : "after");
+	if (in->stk.dup_differ && in->stk.sw_defs)
+		sm_err("%s: %llu stacks are defined under a generation, switch count and id that "
+		       "an "
+		       "earlier definition gave another stack (a kernel bug?): a reference uses "
+		       "the "
+		       "latest definition not after it",
+		       in->path, (unsigned long long)in->stk.dup_differ);
+	else if (in->stk.dup_differ)
 		sm_err("%s: %llu stacks are defined under a generation and id that an earlier "
 		       "definition gave another stack (an id comes back after 8192 map switches): "
 		       "a reference uses the latest definition not after it",

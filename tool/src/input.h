@@ -23,7 +23,7 @@
  * and, only for a live capture (an input inside the tracefs directory), the live
  * stack_map_bin and /proc/kallsyms, said so on stderr.
  *
- * The stack definitions of the recording (kernel_stack_def records, `<stack_def N gen G>`
+ * The stack definitions of the recording (kernel_stack_def records, `<stack_def N gen G switch S>`
  * blocks) are read by in_open() in a first pass over it; a recording whose definitions cover
  * its ids needs no map. Every stack id is then resolved once, by the readers through the table
  * of stacks.h (whose head comment has the rules: generations, definitions before the map), and

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Decoder for stack_map_bin, version 1. The layout: smbin.h and doc/FORMAT.md.
+ * Decoder for stack_map_bin, versions 1 and 2. The layout: smbin.h and doc/FORMAT.md.
  *
  * Every length read from the input is checked against the bytes that remain before it is used,
  * and allocations are bounded by the input size, never by a count taken from the input.
@@ -52,7 +52,7 @@ static int smbin_decode_common(unsigned char *own, const void *buf, size_t len,
 {
 	const unsigned char *p = own ? own : buf;
 	size_t pos, max_recs, max_ips, ips_used = 0;
-	uint32_t magic, version, reserved, i;
+	uint32_t magic, version, i;
 	int swapped;
 
 	memset(map, 0, sizeof(*map));
@@ -75,13 +75,16 @@ static int smbin_decode_common(unsigned char *own, const void *buf, size_t len,
 	map->swapped = swapped;
 
 	version = smbin_u32(p + 4, swapped);
-	if (version != SMBIN_VERSION)
-		return smbin_fail(err, 4, "unsupported version %u (expected %u)", version,
-				  SMBIN_VERSION);
+	if (version != SMBIN_VERSION && version != SMBIN_VERSION_1)
+		return smbin_fail(err, 4, "unsupported version %u (expected %u or %u)", version,
+				  SMBIN_VERSION_1, SMBIN_VERSION);
+	map->version = version;
 	map->nr_stacks_hdr = smbin_u32(p + 8, swapped);
-	reserved = smbin_u32(p + 12, swapped);
-	if (reserved)
-		return smbin_fail(err, 12, "header reserved field is 0x%08x, expected 0", reserved);
+	/* version 1: a reserved field; version 2: the switch count of the map in use */
+	map->switches = smbin_u32(p + 12, swapped);
+	if (version == SMBIN_VERSION_1 && map->switches)
+		return smbin_fail(err, 12, "header reserved field is 0x%08x, expected 0",
+				  map->switches);
 
 	/* Bounds from the input size, not from nr_stacks (which is untrusted). */
 	max_recs = (len - SMBIN_HEADER_SIZE) / SMBIN_REC_HDR_SIZE;
@@ -105,7 +108,7 @@ static int smbin_decode_common(unsigned char *own, const void *buf, size_t len,
 	pos = SMBIN_HEADER_SIZE;
 	for (i = 0; i < map->nr_stacks_hdr; i++) {
 		struct smbin_stack *s;
-		uint32_t id, nr, j;
+		uint32_t id, nr, reserved, j;
 		size_t need;
 
 		if (len - pos == 0)
@@ -130,6 +133,17 @@ static int smbin_decode_common(unsigned char *own, const void *buf, size_t len,
 			return smbin_fail(err, pos + 12,
 					  "stack id %u: reserved field is 0x%08x, expected 0", id,
 					  reserved);
+		/* version 2: the map in use's records, and the retired map's of the switch before */
+		if (version != SMBIN_VERSION_1 &&
+		    ((id >> SMBIN_SWITCH_SHIFT) & SMBIN_SWITCH_MASK) !=
+			    (map->switches & SMBIN_SWITCH_MASK) &&
+		    ((id >> SMBIN_SWITCH_SHIFT) & SMBIN_SWITCH_MASK) !=
+			    ((map->switches - 1) & SMBIN_SWITCH_MASK))
+			return smbin_fail(err, pos,
+					  "stack id %u is of switch %u modulo 8192, not of the "
+					  "header's %u or the one before",
+					  id, (id >> SMBIN_SWITCH_SHIFT) & SMBIN_SWITCH_MASK,
+					  map->switches);
 		need = SMBIN_REC_HDR_SIZE + (size_t)nr * sizeof(uint64_t);
 		if (len - pos < need)
 			return smbin_fail(err, pos,

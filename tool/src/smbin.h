@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * smbin - decoder for the ftrace stackmap binary export (stack_map_bin, version 1).
+ * smbin - decoder for the ftrace stackmap binary export (stack_map_bin, versions 1 and 2).
  *
  * The layout is the kernel's uapi header, its rules are in the kernel's
  * Documentation/trace/ftrace-stackmap.rst ("The binary format"); doc/FORMAT.md adds examples
@@ -23,11 +23,16 @@
 /* The same four bytes read in the other byte order. */
 #define SMBIN_MAGIC_SWAPPED ((uint32_t)__builtin_bswap32(FTRACE_STACKMAP_BIN_MAGIC))
 #define SMBIN_VERSION	    ((unsigned int)FTRACE_STACKMAP_BIN_VERSION)
-#define SMBIN_HEADER_SIZE   ((unsigned int)sizeof(struct ftrace_stackmap_bin_header))
-#define SMBIN_REC_HDR_SIZE  ((unsigned int)sizeof(struct ftrace_stackmap_bin_record))
-#define SMBIN_MAX_DEPTH	    ((unsigned int)FTRACE_STACKMAP_BIN_MAX_DEPTH)
-#define SMBIN_TRAMPOLINE    ((uint64_t)FTRACE_STACKMAP_BIN_TRAMPOLINE)
-#define SMBIN_ERR_MSG_LEN   160
+/* The version before generation switches: the header's switches field is reserved (0). */
+#define SMBIN_VERSION_1 1u
+/* A record's id carries its map's switch count modulo 2^13 in its bits 18 and up. */
+#define SMBIN_SWITCH_SHIFT 18
+#define SMBIN_SWITCH_MASK  0x1fffu
+#define SMBIN_HEADER_SIZE  ((unsigned int)sizeof(struct ftrace_stackmap_bin_header))
+#define SMBIN_REC_HDR_SIZE ((unsigned int)sizeof(struct ftrace_stackmap_bin_record))
+#define SMBIN_MAX_DEPTH	   ((unsigned int)FTRACE_STACKMAP_BIN_MAX_DEPTH)
+#define SMBIN_TRAMPOLINE   ((uint64_t)FTRACE_STACKMAP_BIN_TRAMPOLINE)
+#define SMBIN_ERR_MSG_LEN  160
 
 struct smbin_err {
 	uint64_t offset; /* byte offset of the offending field or record */
@@ -43,7 +48,9 @@ struct smbin_stack {
 
 struct smbin_map {
 	int swapped; /* 1 when the file was written in the other byte order */
+	uint32_t version; /* SMBIN_VERSION_1 or SMBIN_VERSION */
 	uint32_t nr_stacks_hdr; /* nr_stacks as found in the header */
+	uint32_t switches; /* version 2: the switch count of the map in use (else 0) */
 	size_t nr; /* records decoded (== nr_stacks_hdr on success) */
 	struct smbin_stack *stacks;
 	uint64_t *ips; /* all frames, records back to back (copying decode) */

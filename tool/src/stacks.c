@@ -21,11 +21,13 @@ void stk_free(struct stk_set *s)
 {
 	free(s->defs);
 	free(s->def_ts);
+	free(s->def_sw);
 	free(s->def_first);
 	free(s->def_next);
 	htab_free(&s->idx);
 	free(s->occ);
 	free(s->span);
+	free(s->swt);
 	free(s->addrs);
 	free(s->text);
 	free(s->toffs);
@@ -36,15 +38,27 @@ void stk_free(struct stk_set *s)
 }
 
 struct stk_key {
-	uint32_t gen, id;
+	uint32_t gen, sw, id;
 };
 
 static int stk_eq(const void *ctx, uint32_t idx, const void *key)
 {
-	const struct ev_idstack *d = &((const struct stk_set *)ctx)->defs[idx];
+	const struct stk_set *s = ctx;
+	const struct ev_idstack *d = &s->defs[idx];
 	const struct stk_key *k = key;
 
-	return d->id == k->id && d->gen == k->gen;
+	return d->id == k->id && d->gen == k->gen && s->def_sw[idx] == k->sw;
+}
+
+static uint64_t stk_hash(const struct stk_key *k)
+{
+	return htab_hash_gen_id(k->gen ^ k->sw * 0x85EBCA6Bu, k->id);
+}
+
+/* The id's switch count modulo 8192 (its bits 18 and up). */
+static uint32_t stk_id_sw(uint32_t id)
+{
+	return (id >> SMBIN_SWITCH_SHIFT) & SMBIN_SWITCH_MASK;
 }
 
 /* Whether definition @i holds the frames of @d (before stk_finish(): from the offsets). */
@@ -102,14 +116,14 @@ static int stk_store(struct stk_set *s, const struct stk_def *d, size_t *first)
 	return 0;
 }
 
-/* Append definition @d as entry *@i of defs (not yet in the index). */
-static int stk_new_def(struct stk_set *s, const struct stk_def *d, uint32_t *i)
+/* Append definition @d, of key switch count @sw, as entry *@i of defs (not yet in the index). */
+static int stk_new_def(struct stk_set *s, const struct stk_def *d, uint32_t sw, uint32_t *i)
 {
 	size_t first, cap;
 	int ret;
 
 	if (s->ndefs == s->defs_cap) {
-		/* four arrays of one capacity: each grows from the old one */
+		/* five arrays of one capacity: each grows from the old one */
 		void *n;
 
 		if (s->ndefs >= HTAB_NONE)
@@ -122,6 +136,10 @@ static int stk_new_def(struct stk_set *s, const struct stk_def *d, uint32_t *i)
 		if (!(n = sm_grow(s->def_ts, &cap, s->ndefs + 1, sizeof(*s->def_ts))))
 			return -ENOMEM;
 		s->def_ts = n;
+		cap = s->defs_cap;
+		if (!(n = sm_grow(s->def_sw, &cap, s->ndefs + 1, sizeof(*s->def_sw))))
+			return -ENOMEM;
+		s->def_sw = n;
 		cap = s->defs_cap;
 		if (!(n = sm_grow(s->def_first, &cap, s->ndefs + 1, sizeof(*s->def_first))))
 			return -ENOMEM;
@@ -139,6 +157,7 @@ static int stk_new_def(struct stk_set *s, const struct stk_def *d, uint32_t *i)
 	s->defs[*i] = (struct ev_idstack){
 		.id = d->id, .gen = d->gen, .nr = d->nr, .index = *i, .from = EV_FROM_DEF};
 	s->def_ts[*i] = d->ts_ns;
+	s->def_sw[*i] = sw;
 	s->def_first[*i] = first;
 	s->def_next[*i] = HTAB_NONE;
 	if (d->addrs)
@@ -148,16 +167,19 @@ static int stk_new_def(struct stk_set *s, const struct stk_def *d, uint32_t *i)
 
 int stk_add_def(struct stk_set *s, const struct stk_def *d)
 {
-	struct stk_key key = {.gen = d->gen, .id = d->id};
-	uint64_t h = htab_hash_gen_id(d->gen, d->id);
+	struct stk_key key = {
+		.gen = d->gen, .sw = d->sw_known ? d->sw : stk_id_sw(d->id), .id = d->id};
+	uint64_t h = stk_hash(&key);
 	struct stk_occ *o;
 	uint32_t head, i;
 	size_t pos;
 	int ret;
 
 	if (s->finished || !d->nr || d->nr > SMBIN_MAX_DEPTH ||
-	    (s->ndefs && !!d->addrs != !!s->addr_defs))
-		return -EINVAL; /* (one recording has text or addresses, never both) */
+	    (s->ndefs && !!d->addrs != !!s->addr_defs) || (d->sw_known ? s->nosw_defs : s->sw_defs))
+		return -EINVAL; /* (one recording has text or addresses, never both; and so for sw) */
+	if (d->sw_known && stk_id_sw(d->id) != (d->sw & SMBIN_SWITCH_MASK))
+		return -EINVAL; /* (an id carries its switch count's low bits) */
 	if (s->nocc >= UINT32_MAX)
 		return -E2BIG; /* (a timeline's place in occ is 32 bits) */
 	o = sm_grow(s->occ, &s->occ_cap, s->nocc + 1, sizeof(*s->occ));
@@ -169,7 +191,7 @@ int stk_add_def(struct stk_set *s, const struct stk_def *d)
 		return ret;
 	head = htab_find(&s->idx, h, stk_eq, s, &key, &pos);
 	if (head == HTAB_NONE) {
-		ret = stk_new_def(s, d, &i);
+		ret = stk_new_def(s, d, key.sw, &i);
 		if (ret)
 			return ret;
 		htab_insert_at(&s->idx, pos, h, i);
@@ -179,7 +201,7 @@ int stk_add_def(struct stk_set *s, const struct stk_def *d)
 		for (i = head; i != HTAB_NONE && !stk_same(s, i, d); i = s->def_next[i])
 			;
 		if (i == HTAB_NONE) {
-			ret = stk_new_def(s, d, &i);
+			ret = stk_new_def(s, d, key.sw, &i);
 			if (ret)
 				return ret;
 			s->def_next[i] = s->def_next[head];
@@ -190,6 +212,10 @@ int stk_add_def(struct stk_set *s, const struct stk_def *d)
 		}
 	}
 	s->occ[s->nocc++] = (struct stk_occ){.ts_ns = d->ts_ns, .head = head, .def = i};
+	if (d->sw_known)
+		s->sw_defs++;
+	else
+		s->nosw_defs++;
 	return 0;
 }
 
@@ -233,6 +259,42 @@ static int stk_gens(struct stk_set *s)
 	return 0;
 }
 
+static int stk_swt_cmp(const void *a, const void *b)
+{
+	const struct stk_swt *x = a, *y = b;
+
+	if (x->gen != y->gen)
+		return x->gen < y->gen ? -1 : 1;
+	return x->ts_ns < y->ts_ns ? -1 : (x->ts_ns > y->ts_ns);
+}
+
+/*
+ * Every definition read as (gen, ts, sw), ordered by (gen, ts), each sw then raised to the
+ * highest of its generation so far: what stk_switch_at() searches. Before stk_timelines().
+ */
+static int stk_switches(struct stk_set *s)
+{
+	size_t i;
+
+	if (!s->sw_defs)
+		return 0;
+	s->swt = calloc(s->nocc, sizeof(*s->swt));
+	if (!s->swt)
+		return -ENOMEM;
+	for (i = 0; i < s->nocc; i++) {
+		uint32_t def = s->occ[i].def;
+
+		s->swt[i] = (struct stk_swt){
+			.ts_ns = s->occ[i].ts_ns, .gen = s->defs[def].gen, .sw = s->def_sw[def]};
+	}
+	s->nswt = s->nocc;
+	qsort(s->swt, s->nswt, sizeof(*s->swt), stk_swt_cmp);
+	for (i = 1; i < s->nswt; i++)
+		if (s->swt[i].gen == s->swt[i - 1].gen && s->swt[i].sw < s->swt[i - 1].sw)
+			s->swt[i].sw = s->swt[i - 1].sw;
+	return 0;
+}
+
 static int stk_occ_cmp(const void *a, const void *b)
 {
 	const struct stk_occ *x = a, *y = b;
@@ -272,7 +334,18 @@ static int stk_timelines(struct stk_set *s)
 	return 0;
 }
 
-/* The definition of the (gen, id) whose first definition is @head for a reference at @ts_ns. */
+/*
+ * The full switch count of the map's record of @id (map_sw_known): the map in use's, or the
+ * retired map's, one less.
+ */
+static uint32_t stk_map_sw(const struct stk_set *s, uint32_t id)
+{
+	uint32_t sw = s->map->switches;
+
+	return stk_id_sw(id) == (sw & SMBIN_SWITCH_MASK) ? sw : sw - 1;
+}
+
+/* The definition of the key whose first definition is @head for a reference at @ts_ns. */
 static const struct ev_idstack *stk_def_at(const struct stk_set *s, uint32_t head, uint64_t ts_ns)
 {
 	const struct stk_span *sp = &s->span[head];
@@ -315,11 +388,17 @@ int stk_finish(struct stk_set *s, const struct smbin_map *map, int map_gen_known
 	}
 	ret = stk_gens(s);
 	if (!ret)
+		ret = stk_switches(s);
+	if (!ret)
 		ret = stk_timelines(s);
 	if (ret)
 		return ret;
 	s->map = map && map->nr ? map : NULL;
 	s->map_gen = map_gen_known ? map_gen : s->ngens ? s->gens[s->ngens - 1].gen : 0;
+	s->map_sw_known = s->map && map->version != SMBIN_VERSION_1 && s->sw_defs;
+	for (i = 0; i < s->nswt; i++)
+		if (s->swt[i].gen == s->map_gen && s->swt[i].sw > s->defs_sw_max)
+			s->defs_sw_max = s->swt[i].sw;
 	if (s->map) {
 		s->mstk = calloc(map->nr, sizeof(*s->mstk));
 		if (!s->mstk)
@@ -339,10 +418,12 @@ int stk_finish(struct stk_set *s, const struct smbin_map *map, int map_gen_known
 			const struct ev_idstack *d;
 
 			if (!s->span[i].n)
-				continue; /* (not the first definition of its (gen, id)) */
+				continue; /* (not the first definition of its key) */
 			d = &s->defs[s->occ[s->span[i].first + s->span[i].n - 1].def];
 			if (d->gen != s->map_gen || !(m = smbin_find(map, d->id, NULL)))
 				continue;
+			if (s->map_sw_known && s->def_sw[i] != stk_map_sw(s, d->id))
+				continue; /* (another switch's stack under the same id) */
 			if ((m->nr != d->nr ||
 			     memcmp(m->ips, d->addrs, d->nr * sizeof(*d->addrs))) &&
 			    (!s->map_differ++ || d->id < s->map_differ_id))
@@ -374,6 +455,52 @@ uint32_t stk_gen_at(const struct stk_set *s, uint64_t ts_ns)
 	return s->gens[lo ? lo - 1 : 0].gen;
 }
 
+uint32_t stk_switch_at(const struct stk_set *s, uint32_t gen, uint64_t ts_ns, uint32_t id)
+{
+	size_t lo = 0, hi = s->nswt, first, end;
+	uint32_t now, d;
+
+	if (!s->nswt)
+		return stk_id_sw(id);
+	/* the generation's run of swt */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->swt[mid].gen < gen)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	first = lo;
+	hi = s->nswt;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->swt[mid].gen <= gen)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	end = lo;
+	if (first == end)
+		return stk_id_sw(id);
+	/* the last definition not after ts_ns; else the first */
+	lo = first;
+	hi = end;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->swt[mid].ts_ns <= ts_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	now = s->swt[lo > first ? lo - 1 : first].sw;
+	/* the count with the id's bits nearest to now */
+	d = (stk_id_sw(id) - now) & SMBIN_SWITCH_MASK;
+	return d <= SMBIN_SWITCH_MASK / 2 ? now + d : now - (SMBIN_SWITCH_MASK + 1 - d);
+}
+
 const struct ev_idstack *stk_resolve(const struct stk_set *s, uint64_t ts_ns, uint32_t id,
 				     uint32_t *gen)
 {
@@ -384,12 +511,14 @@ const struct ev_idstack *stk_resolve(const struct stk_set *s, uint64_t ts_ns, ui
 
 	*gen = g;
 	if (s->ndefs) {
-		key = (struct stk_key){.gen = g, .id = id};
-		idx = htab_find(&s->idx, htab_hash_gen_id(g, id), stk_eq, s, &key, NULL);
+		key = (struct stk_key){.gen = g, .sw = stk_switch_at(s, g, ts_ns, id), .id = id};
+		idx = htab_find(&s->idx, stk_hash(&key), stk_eq, s, &key, NULL);
 		if (idx != HTAB_NONE)
 			return stk_def_at(s, idx, ts_ns);
 		if (g != s->map_gen)
 			return NULL;
+		if (s->map_sw_known && m && key.sw != stk_map_sw(s, id))
+			return NULL; /* (not a switch the map holds) */
 	}
 	if (!m)
 		return NULL;

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * stacks - what the stack ids of a recording stand for: the recording's own stack definitions
- * (kernel_stack_def records, `<stack_def N gen G>` blocks) and the stack map (stack_map_bin).
+ * (kernel_stack_def records, `<stack_def N gen G switch S>` blocks) and the stack map (stack_map_bin).
  *
  * With the kernel's stack_map_defs set, the first use of each stack in a map writes a definition
  * just before the id event, on the same CPU: after a reset of the map (a new generation, and ids
  * start again from 0), and after each switch to the instance's other map, whose ids carry the
- * switch in their high bits (the generation stays: stackmap.1, DESCRIPTION). Another CPU may
+ * switch count modulo 8192 in their high bits (the generation stays: stackmap.1, DESCRIPTION);
+ * the definitions of kernels with switches carry the full count. Another CPU may
  * use the id a few events before that definition is committed, so every definition is
  * collected first (stk_add_def(), the input layer's first pass over the recording), then the
  * table is closed (stk_finish()) and only read while the references are resolved
@@ -15,11 +16,13 @@
  * The rules it implements (which generation a reference belongs to, definitions before the
  * map, the map's generation, repeated and disagreeing definitions) are written down once, in
  * the man page (stackmap.1, INPUT, "Stack definitions"); stk_gen_at() and stk_resolve() are
- * them. The generations are ordered by their first definition's timestamp (gens). Each
- * distinct stack defined under a (gen, id) is one entry of defs; after 8192 map switches in
- * one generation an id comes back with another stack, so every definition read is also kept
- * as a stk_occ (when, which entry), and stk_finish() turns them into each (gen, id)'s
- * timeline: its definitions in time order, a run of one stack kept once (span). The map's
+ * them. The generations are ordered by their first definition's timestamp (gens). A
+ * definition's key is (gen, sw, id), sw its full switch count, or the id's bits 18 and up when
+ * the recording's definitions have none; a reference gets the switch count of stk_switch_at().
+ * Each distinct stack defined under a key is one entry of defs; without full counts an id
+ * comes back with another stack after 8192 map switches in one generation, so every definition
+ * read is also kept as a stk_occ (when, which entry), and stk_finish() turns them into each
+ * key's timeline: its definitions in time order, a run of one stack kept once (span). The map's
  * records get ev_idstack entries of their own (mstk) so that every resolved stack has one
  * dense index. This library never prints; functions return 0 or a negative errno.
  */
@@ -36,6 +39,8 @@
 /* One definition as a reader found it (the frames are copied by stk_add_def()). */
 struct stk_def {
 	uint32_t id, gen;
+	uint32_t sw; /* the full switch count, when sw_known */
+	int sw_known;
 	uint64_t ts_ns;
 	uint32_t nr; /* 1 to SMBIN_MAX_DEPTH */
 	const uint64_t *addrs; /* addresses (trace.dat), or NULL and: */
@@ -43,18 +48,24 @@ struct stk_def {
 	const size_t *lens; /* their lengths */
 };
 
+/* A definition's place in its generation's run of switch counts. */
+struct stk_swt {
+	uint64_t ts_ns;
+	uint32_t gen, sw;
+};
+
 struct stk_gen {
 	uint64_t first_ts; /* the earliest definition of the generation */
 	uint32_t gen;
 };
 
-/* A definition read: when, its (gen, id) (the key's first entry of defs) and its stack. */
+/* A definition read: when, its key (the key's first entry of defs) and its stack. */
 struct stk_occ {
 	uint64_t ts_ns;
 	uint32_t head, def;
 };
 
-/* stk_finish(): the timeline of a (gen, id), occ[first] to occ[first + n - 1], ts increasing. */
+/* stk_finish(): the timeline of a key, occ[first] to occ[first + n - 1], ts increasing. */
 struct stk_span {
 	uint32_t first, n;
 };
@@ -64,12 +75,18 @@ struct stk_set {
 	struct ev_idstack *defs;
 	size_t ndefs, defs_cap;
 	uint64_t *def_ts; /* per definition: its earliest timestamp */
+	uint32_t *def_sw; /* per definition: the sw of its key */
 	size_t *def_first; /* per definition: its first frame in addrs or toffs */
-	uint32_t *def_next; /* per definition: the next of its (gen, id) (HTAB_NONE: none) */
-	struct htab idx; /* over the first definition of each (gen, id), hashed by it */
+	uint32_t *def_next; /* per definition: the next of its key (HTAB_NONE: none) */
+	struct htab idx; /* over the first definition of each key, hashed by it */
 	struct stk_occ *occ; /* every definition read; stk_finish(): the timelines */
 	size_t nocc, occ_cap;
-	struct stk_span *span; /* stk_finish(): per first definition of a (gen, id) */
+	struct stk_span *span; /* stk_finish(): per first definition of a key */
+	/* definitions with a full switch count (then all are), without one */
+	size_t sw_defs, nosw_defs;
+	/* stk_finish(): per definition read, by (gen, ts): the highest switch count so far */
+	struct stk_swt *swt;
+	size_t nswt;
 	uint64_t *addrs; /* address frames, back to back */
 	size_t naddrs, addrs_cap;
 	char *text; /* text frames, each NUL-terminated */
@@ -84,17 +101,23 @@ struct stk_set {
 	/* the map (NULL when none), its generation and a record per map stack */
 	const struct smbin_map *map;
 	uint32_t map_gen;
+	int map_sw_known; /* the map's switch count is known (version 2) and so are the defs' */
+	uint32_t defs_sw_max; /* the highest switch count defined in map_gen (with sw_defs) */
 	struct ev_idstack *mstk; /* mstk[i] stands for map->stacks[i], index ndefs + i */
 	int finished;
-	uint64_t dup_differ; /* stacks defined under a (gen, id) that already had another */
-	size_t map_differ; /* (gen, id)s whose latest definition differs from the map's record */
+	uint64_t dup_differ; /* stacks defined under a key that already had another */
+	size_t map_differ; /* keys whose latest definition differs from the map's record */
 	uint32_t map_differ_id; /* the lowest such id */
 };
 
 void stk_init(struct stk_set *s);
 void stk_free(struct stk_set *s);
 
-/* stk_add_def() - add a definition (before stk_finish()). Return 0 or -ENOMEM. */
+/*
+ * stk_add_def() - add a definition (before stk_finish()). Return 0, -ENOMEM, or -EINVAL for
+ * a definition that does not fit the others (text and addresses, with and without a switch
+ * count).
+ */
 int stk_add_def(struct stk_set *s, const struct stk_def *d);
 
 /*
@@ -114,8 +137,17 @@ static inline size_t stk_total(const struct stk_set *s)
 uint32_t stk_gen_at(const struct stk_set *s, uint64_t ts_ns);
 
 /*
+ * stk_switch_at() - the full switch count of id @id of generation @gen at @ts_ns: of the
+ * counts with the id's bits, the nearest to the highest one defined in @gen up to @ts_ns
+ * (before the first definition: the first one's). Without full counts: the id's bits.
+ */
+uint32_t stk_switch_at(const struct stk_set *s, uint32_t gen, uint64_t ts_ns, uint32_t id);
+
+/*
  * stk_resolve() - what id @id of a reference at @ts_ns stands for (NULL: nothing); its gen.
- * Of several definitions of the (gen, id), the latest not after @ts_ns, else the earliest.
+ * Of several definitions of its key, the latest not after @ts_ns, else the earliest. The map
+ * resolves it only when the map is of its generation and, when both switch counts are known,
+ * holds its switch count.
  */
 const struct ev_idstack *stk_resolve(const struct stk_set *s, uint64_t ts_ns, uint32_t id,
 				     uint32_t *gen);

@@ -7,11 +7,12 @@
  *   COMM-PID [CPU] FLAGS TIMESTAMP: func <-parent          (function tracer: "function")
  *   COMM-PID [CPU] FLAGS TIMESTAMP: <stack_id N>
  *   COMM-PID [CPU] FLAGS TIMESTAMP: <stack trace>          followed by " => frame" lines
- *   COMM-PID [CPU] FLAGS TIMESTAMP: <stack_def N gen G>    followed by " => frame" lines
+ *   COMM-PID [CPU] FLAGS TIMESTAMP: <stack_def N gen G switch S> then " => frame" lines
  *   COMM-PID [CPU] TIMESTAMP: kernel_stack: <stack trace > (trace-cmd)
  */
 #define _GNU_SOURCE /* memmem */
 #include "trace_parse.h"
+#include "smbin.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -186,8 +187,8 @@ static void tp_body(const char *p, size_t len, struct tp_line *out)
 		return;
 	}
 	if (tp_starts(p, len, "<stack_def ")) {
-		uint64_t id, gen;
-		size_t d;
+		uint64_t id, gen, sw = 0;
+		size_t d, ds = 0;
 
 		out->kind = TP_BAD_STACK_DEF;
 		i = strlen("<stack_def ");
@@ -199,11 +200,22 @@ static void tp_body(const char *p, size_t len, struct tp_line *out)
 			return;
 		i += strlen(" gen ");
 		d = tp_digits(p + i, len - i, &gen);
-		if (!d || d > 10 || gen > UINT32_MAX || i + d >= len || p[i + d] != '>')
+		if (!d || d > 10 || gen > UINT32_MAX)
+			return;
+		if (tp_starts(p + i + d, len - i - d, " switch ")) {
+			i += d + strlen(" switch ");
+			ds = tp_digits(p + i, len - i, &sw);
+			if (!ds || ds > 10 || sw > UINT32_MAX)
+				return;
+			d = ds;
+		}
+		if (i + d >= len || p[i + d] != '>')
 			return;
 		out->kind = TP_STACK_DEF;
 		out->stack_id = (uint32_t)id;
 		out->gen = (uint32_t)gen;
+		out->sw = (uint32_t)sw;
+		out->sw_known = ds > 0;
 		/* plugin_stackmap's one-line form: the frames after it, joined by " <- " */
 		for (i += d + 1; i < len && tp_isspace(p[i]); i++)
 			;
@@ -945,7 +957,17 @@ static uint32_t tp_inline_frames(const char *p, size_t len, const char **frames,
 
 #define TP_DEF_NO_FRAMES "<stack_def> without frames"
 #define TP_DEF_TOO_DEEP	 "<stack_def> with more than 64 frames"
-#define TP_DEF_MALFORMED "malformed <stack_def> entry (expected <stack_def ID gen GENERATION>)"
+/* An id carries the low bits of its switch count: does the definition's count agree? */
+static int tp_def_switch_ok(const struct tp_line *l)
+{
+	return !l->sw_known || ((l->stack_id >> SMBIN_SWITCH_SHIFT) & SMBIN_SWITCH_MASK) ==
+				       (l->sw & SMBIN_SWITCH_MASK);
+}
+
+#define TP_DEF_SWITCH \
+	"<stack_def> whose switch count is not the one its id carries (bits 18 and up)"
+#define TP_DEF_MALFORMED \
+	"malformed <stack_def> entry (expected <stack_def ID gen GENERATION [switch COUNT]>)"
 
 /* End of an open <stack trace> block: its record may be complete now. */
 static void tp_close_block(struct tp_ctx *ctx)
@@ -1050,6 +1072,8 @@ static int tp_feed(struct tp_ctx *ctx, const char *line, size_t len, ev_fn fn, v
 		ctx->bad_stack_ids++;
 		return tp_note_bad(ctx, ctx->lines, off, "malformed <stack_id> entry");
 	case TP_STACK_DEF:
+		if (!tp_def_switch_ok(&l))
+			return tp_note_bad(ctx, ctx->lines, off, TP_DEF_SWITCH);
 		/* not a use of the stack and no event: tp_scan_defs() reads it */
 		ctx->defs++;
 		ctx->in_block = 3;
@@ -1144,10 +1168,12 @@ int tp_scan_defs(const char *buf, size_t len, int (*fn)(void *arg, const struct 
 		le = memchr(hit, '\n', (size_t)(end - hit));
 		p = le + 1;
 		tp_parse_line(ls, (size_t)(le - ls), &l);
-		if (l.kind != TP_STACK_DEF)
-			continue;
+		if (l.kind != TP_STACK_DEF || !tp_def_switch_ok(&l))
+			continue; /* (tp_feed_line_ev() reports it) */
 		d->id = l.stack_id;
 		d->gen = l.gen;
+		d->sw = l.sw;
+		d->sw_known = l.sw_known;
 		d->cpu = l.cpu;
 		d->ts_ns = l.ts_ns;
 		d->nr = tp_inline_frames(l.fields, l.fields_len, d->frames, d->lens,

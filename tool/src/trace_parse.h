@@ -6,7 +6,7 @@
  *
  * A stack reference is either a `<stack_id N>` entry or a full-stack `<stack trace>` block
  * (lines ` => frame`) that the kernel writes when it falls back to full stacks. A stack
- * definition, `<stack_def N gen G>` and its ` => frame` lines, is no reference and no event:
+ * definition, `<stack_def N gen G switch S>` and its ` => frame` lines, is no reference and no event:
  * tp_scan_defs() collects the definitions (a first pass, the input layer's), the record parser
  * checks and skips them. Each reference
  * is attributed to the nearest preceding non-stack event line on the same CPU. A reference on
@@ -35,7 +35,8 @@ enum tp_kind {
 	TP_STACK_ID, /* <stack_id N>; stack_id is set */
 	TP_BAD_STACK_ID, /* <stack_id ...> whose number does not parse */
 	/*
-	 * <stack_def N gen G>: stack_id and gen are set; frame lines follow, or (plugin_stackmap's
+	 * <stack_def N gen G switch S> (the switch count since kernels have map switches):
+	 * stack_id, gen and sw are set; frame lines follow, or (plugin_stackmap's
 	 * one-line form) the frames are in fields, joined by " <- "
 	 */
 	TP_STACK_DEF,
@@ -57,6 +58,8 @@ struct tp_line {
 	size_t name_len;
 	uint32_t stack_id;
 	uint32_t gen; /* TP_STACK_DEF */
+	uint32_t sw; /* TP_STACK_DEF: the switch count, when sw_known */
+	int sw_known;
 	uint64_t lost; /* TP_LOST: the count, 0 when the line gives none */
 	/* TP_EVENT and stack lines with a header: */
 	const char *comm; /* task name before "-PID" (not NUL-terminated), NULL if none */
@@ -169,6 +172,8 @@ int tp_feed_records(struct tp_ctx *ctx, const char *buf, size_t len, ev_fn fn, v
 /* A stack definition as tp_scan_defs() found it. */
 struct tp_def {
 	uint32_t id, gen;
+	uint32_t sw; /* when sw_known */
+	int sw_known;
 	int cpu;
 	uint64_t ts_ns; /* of the <stack_def> line */
 	uint32_t nr; /* 1 to TP_MAX_DEF_FRAMES */

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "tracedat.h"
+#include "smbin.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1017,6 +1018,7 @@ static void td_find_stack_events(struct td_file *td)
 	struct tep_event *e;
 
 	td->id_stack_id = td->id_kernel_stack = td->id_user_stack = td->id_stack_def = -1;
+	td->def_sw_off = -1;
 	e = tep_find_event_by_name(td->tep, "ftrace", "kernel_stack_id");
 	f = e ? tep_find_field(e, "stack_id") : NULL;
 	if (f && f->size >= 1 && f->size <= 8 && f->offset >= 0) {
@@ -1037,15 +1039,20 @@ static void td_find_stack_events(struct td_file *td)
 	e = tep_find_event_by_name(td->tep, "ftrace", "user_stack");
 	if (e)
 		td->id_user_stack = e->id;
-	/* int stack_id; u32 generation; int size; unsigned long caller[8] (really [size]) */
+	/*
+	 * int stack_id; u32 generation; u32 switches (kernels with map switches); int size;
+	 * unsigned long caller[8] (really [size])
+	 */
 	e = tep_find_event_by_name(td->tep, "ftrace", "kernel_stack_def");
 	if (e) {
 		struct tep_format_field *id = tep_find_field(e, "stack_id");
 		struct tep_format_field *gen = tep_find_field(e, "generation");
 		struct tep_format_field *size = tep_find_field(e, "size");
 		struct tep_format_field *caller = tep_find_field(e, "caller");
+		struct tep_format_field *sw = tep_find_field(e, "switches");
 
 		td->id_stack_def = e->id;
+		td->def_sw_off = sw && sw->size == 4 && sw->offset >= 0 ? sw->offset : -1;
 		td->def_ok = id && id->size == 4 && id->offset >= 0 && gen && gen->size == 4 &&
 			     gen->offset >= 0 && size && size->size == 4 && size->offset >= 0 &&
 			     caller && caller->offset >= 0;
@@ -1069,6 +1076,7 @@ int td_open_mem(struct td_file *td, const void *buf, size_t len, struct td_err *
 	td->buf = buf;
 	td->len = len;
 	td->id_stack_id = td->id_kernel_stack = td->id_user_stack = td->id_stack_def = -1;
+	td->def_sw_off = -1;
 	td->sel = -1;
 	if (!td_is_tracedat(buf, len))
 		return td_fail(err, 0, -EBADMSG, "not a trace.dat file (bad magic)");
@@ -1431,7 +1439,8 @@ static int td_decode_def(struct td_iter *it, struct td_rec *r, struct td_err *er
 			       "fields stack_id, generation, size or the array caller",
 			       it->pre, cpu);
 	if (td->def_id_off + 4 > r->size || td->def_gen_off + 4 > r->size ||
-	    td->def_size_off + 4 > r->size || td->def_caller_off > r->size)
+	    td->def_size_off + 4 > r->size || td->def_caller_off > r->size ||
+	    (td->def_sw_off >= 0 && td->def_sw_off + 4 > r->size))
 		return td_fail(
 			err, off, -EBADMSG,
 			"%sCPU %d: kernel_stack_def record of %d bytes is shorter than its fields",
@@ -1467,6 +1476,17 @@ static int td_decode_def(struct td_iter *it, struct td_rec *r, struct td_err *er
 				    td->long_size, td->big_endian);
 	r->stack_id = (uint32_t)id;
 	r->gen = (uint32_t)td_get(d + td->def_gen_off, 4, td->big_endian);
+	r->sw_known = td->def_sw_off >= 0;
+	r->sw = r->sw_known ? (uint32_t)td_get(d + td->def_sw_off, 4, td->big_endian) : 0;
+	/* an id carries the low bits of its switch count */
+	if (r->sw_known && (((uint32_t)id >> SMBIN_SWITCH_SHIFT) & SMBIN_SWITCH_MASK) !=
+				   (r->sw & SMBIN_SWITCH_MASK))
+		return td_fail(
+			err, off - (uint64_t)td->def_size_off + (uint64_t)td->def_sw_off, -EBADMSG,
+			"%sCPU %d: kernel_stack_def of stack_id %d: switch count %u, but the "
+			"id carries %u (its bits 18 and up)",
+			it->pre, cpu, id, r->sw,
+			((uint32_t)id >> SMBIN_SWITCH_SHIFT) & SMBIN_SWITCH_MASK);
 	r->nr = (uint32_t)size;
 	r->ips = it->ips;
 	return 0;

@@ -90,6 +90,7 @@ struct td_file {
 	 * format lacks one of them (its records are then an error)
 	 */
 	int def_id_off, def_gen_off, def_size_off, def_caller_off, def_ok;
+	int def_sw_off; /* its u32 switches, -1 when the format has none (kernels before it) */
 	/*
 	 * trace-cmd's DATE option: wall-clock time = trace timestamp + date_offset_ns. The file
 	 * stores microseconds, so the offset is a multiple of 1000. The records' timestamps are
@@ -175,6 +176,8 @@ struct td_rec {
 	int size;
 	uint32_t stack_id;
 	uint32_t gen; /* TD_STACK_DEF */
+	uint32_t sw; /* TD_STACK_DEF: the switch count, when sw_known */
+	int sw_known;
 	uint32_t nr;
 	const uint64_t *ips; /* host order, valid during the callback */
 	/*

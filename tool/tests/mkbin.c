@@ -4,6 +4,8 @@
  *
  *   mkbin CASE OUT                     one of the cases listed by "mkbin list"
  *   mkbin addrs OUT ADDR...            one stack (id 1, ref 1) made of the given addresses
+ *   mkbin switched OUT SWITCHES ID...  version 2 with that switch count; each id (in increasing
+ *                                      order) one stack: io_schedule, vfs_read
  *   mkbin random OUT KALLSYMS NSTACKS NSYMS SEED [uniform]
  *                                      a large random map plus a matching kallsyms file
  */
@@ -128,7 +130,7 @@ static int build_case(const char *name, struct wr *w)
 		put_u32_at(w, 0, 0x12345678);
 	} else if (!strcmp(name, "bad-version")) {
 		wr_header(w, 0);
-		put_u32_at(w, 4, 2);
+		put_u32_at(w, 4, 3);
 	} else if (!strcmp(name, "hdr-reserved")) {
 		wr_header(w, 0);
 		put_u32_at(w, 12, 0xdead);
@@ -277,6 +279,7 @@ int main(int argc, char **argv)
 	}
 	if (argc < 3) {
 		fprintf(stderr, "usage: mkbin CASE OUT | addrs OUT ADDR... | "
+				"switched OUT SWITCHES ID... | "
 				"random OUT KALLSYMS NSTACKS NSYMS SEED [uniform] | list\n");
 		return 2;
 	}
@@ -288,6 +291,16 @@ int main(int argc, char **argv)
 			ips[n++] = strtoull(argv[i], NULL, 16);
 		wr_header(&w, 1);
 		wr_stack(&w, 1, 1, (uint32_t)n, ips);
+		ret = 0;
+	} else if (!strcmp(argv[1], "switched") && argc >= 4) {
+		/* in io_schedule and vfs_read of tests/fixtures/kallsyms */
+		static const uint64_t st_io[] = {0xffffffff811000f8ull, 0xffffffff81200208ull};
+
+		wr_header(&w, (uint32_t)(argc - 4));
+		put_u32_at(&w, 4, 2);
+		put_u32_at(&w, 12, (uint32_t)strtoul(argv[3], NULL, 0));
+		for (i = 4; i < (size_t)argc; i++)
+			wr_stack(&w, (uint32_t)strtoul(argv[i], NULL, 0), 1, N(st_io), st_io);
 		ret = 0;
 	} else if (!strcmp(argv[1], "random") && (argc == 7 || argc == 8)) {
 		ret = build_random(&w, argv[3], strtoul(argv[4], NULL, 10),

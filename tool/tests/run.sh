@@ -929,6 +929,29 @@ own_stacks() { # FOLDED (--by pid): is every line's task named after one of its 
 $SM export --format folded --by pid $DWR >"$DW/wrap.folded" 2>/dev/null
 expect defs-text-wrap-each-its-own '^10 references: each from its own definition$' \
 	own_stacks "$DW/wrap.folded"
+# (c3) definitions with their switch counts (the kernel's "switch S"): a reference gets the
+# count, among those with its id's bits, nearest to the highest one defined up to it, so a use
+# before its definition on another CPU, and a use of an id that its switch never defined,
+# are not taken for switch 1's stack of the same id (without the counts they are: the rule of
+# (c2)); a dump resolves only ids of the switches it holds (version 2's header)
+DSW=tests/fixtures/trace-defs-switch.txt
+golden defs-text-switch-report $SM report $DSW
+$SM export --format folded --by pid $DSW >"$DW/switch.folded" 2>/dev/null
+expect defs-text-switch-each-its-own '^9 references: wrong: unresolved-60$' \
+	own_stacks "$DW/switch.folded"
+sed 's/<stack_def 262144 gen 0 switch 8193>/<stack_def 262144 gen 0 switch 8194>/' $DSW \
+	>"$DW/def-switch-bits.txt"
+golden defs-text-err-switch-bits $SM report "$DW/def-switch-bits.txt"
+mkdir -p "$DW/sw-new" "$DW/sw-old"
+cp $DSW "$DW/sw-new/trace"
+cp $DSW "$DW/sw-old/trace"
+$MKBIN switched "$DW/sw-new/stack_map_bin" 8194 262144 262150 524288 || ko "mkbin switched"
+$MKBIN switched "$DW/sw-old/stack_map_bin" 1 5 262149 262150 || ko "mkbin switched"
+golden defs-text-switch-map-new $SM report $K "$DW/sw-new"
+golden defs-text-switch-map-old $SM report $K "$DW/sw-old"
+golden dump-switched $SM dump $K "$DW/sw-new/stack_map_bin"
+$MKBIN switched "$DW/sw-bad.bin" 8194 5 262144 || ko "mkbin switched"
+golden dump-err-switch $SM dump "$DW/sw-bad.bin"
 # (d) a malformed definition: FILE:LINE and the reason, exit 1, no output (no file either)
 sed 's/<stack_def 7 gen 0>/<stack_def x gen 0>/' $DT >"$DW/def-bad-id.txt"
 sed 's/<stack_def 2 gen 0>/<stack_def 2>/' $DT >"$DW/def-no-gen.txt"
