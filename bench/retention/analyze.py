@@ -13,7 +13,7 @@ workload.log, stack_map_stat. Prints key=value lines (or one JSON object with --
   events_written    entries + overrun, halved when every event carries a stack entry
   bytes_per_event   bytes / events_retained
   id_entries, full_stacks   <stack_id N> lines and <stack trace> blocks in the trace
-  definitions, definition_bytes   <stack_def N gen G> blocks (stack_map_defs) and their
+  definitions, definition_bytes   <stack_def N gen G switch S> blocks (stack_map_defs) and their
                     ring-buffer bytes (a full stack entry plus 8 bytes of id and generation)
   mean_depth_full   mean frames per <stack trace> block
   span_s            first to last timestamp of the whole trace
