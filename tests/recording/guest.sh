@@ -39,4 +39,35 @@ cat $T/stack_map_bin >/host/tcrec/stack_map_bin
 cat $T/options/stackmap $T/options/stacktrace
 echo 0 >$T/options/stackmap
 echo 0 >$T/options/stacktrace
+
+# As a user records a running system with definitions: small overwriting buffers, the map
+# switched every 50 ms, and no stack_map_bin kept. Instance pa records stack ids with
+# definitions, pb full stacks of the same kmem events (check.py pairs them).
+echo "== trace-cmd record, pa ids and pb full stacks, next every 50 ms"
+mkdir -p /host/tcpairs $T/instances/pa $T/instances/pb
+echo 10 >$T/instances/pa/stack_map_bits
+echo 1 >$T/instances/pa/stack_map_defs
+touch /tmp/switching
+(while [ -e /tmp/switching ]; do echo next >$T/instances/pa/stack_map 2>/dev/null; sleep 0.05; done) &
+switcher=$!
+$TC record -q -B pa -O stackmap -O stacktrace -b 16 -e kmem:kmalloc -e kmem:kmem_cache_alloc \
+	-B pb -O stacktrace -b 16 -e kmem:kmalloc -e kmem:kmem_cache_alloc \
+	-o /host/tcpairs/trace.dat -- bash -c "$(declare -f work); work 150" >/host/tcpairs/record.log 2>&1
+echo "rc=$?"
+rm -f /tmp/switching
+wait $switcher
+grep -E '^(switches|recycled|drops):' $T/instances/pa/stack_map_stat | tr '\n' ' '
+echo
+
+echo "== stackmap record --defs, streaming 16 KB per CPU, next every 50 ms"
+touch /tmp/switching
+(while [ -e /tmp/switching ]; do echo next >$T/stack_map 2>/dev/null; sleep 0.05; done) &
+switcher=$!
+$SM record -m stream --defs -b 16 -e kmem:kmalloc -e kmem:kmem_cache_alloc -o /host/smdefs -- \
+	bash -c "$(declare -f work); work 150"
+echo "rc=$?"
+rm -f /tmp/switching
+wait $switcher
+grep -E '^(switches|recycled):' /host/smdefs/stack_map_stat | tr '\n' ' '
+echo
 echo "guest done"

@@ -847,6 +847,11 @@ void in_notes(const struct in_src *in)
 		       "[unknown stack_id N]",
 		       in->path, (unsigned long long)st->refs_missing, st->ids_missing,
 		       in->map_from);
+	if (st->refs_missing && in->stk.ndefs && st->lost_markers)
+		sm_err("%s: the definitions of those ids are most likely among the events the "
+		       "kernel lost (at %llu places): a larger buffer keeps them (a stack_map_bin "
+		       "saved at the end holds the stacks of the last two map switches only)",
+		       in->path, (unsigned long long)st->lost_markers);
 	if (st->refs_missing && in->stk.map_sw_known &&
 	    (in->stk.defs_sw_max > in->map.switches || in->stk.defs_sw_max + 1 < in->map.switches))
 		sm_err("%s: %s holds the maps of switch %u and the one before, generation %u; the "
