@@ -13,7 +13,7 @@ help:
 	@echo "make test-i386 - the 32-bit x86 kernel (qemu-system-i386): KUnit, ftracetest, binary export"
 	@echo "make test-upstream - the whole upstream ftracetest on the patched and the unpatched kernel (upstream.config), compared; then test-nostackmap (KVER=7.3: on mainline, without test-nostackmap)"
 	@echo "make test-nostackmap - CONFIG_FTRACE_STACKMAP=n: tracefs and a workload's trace as the unpatched kernel's"
-	@echo "make test-stress - the pairs tests on the debug kernel for 600 s each (STRESS_SECONDS=N; STRESS_KCSAN=1: the KCSAN kernel; KVER=7.3: mainline)"
+	@echo "make test-stress - the pairs tests on the debug kernel for 600 s each, then past 8192 switches (STRESS_SECONDS=N, STRESS_WRAP_SECONDS=N, 0: no wrap; STRESS_KCSAN=1: the KCSAN kernel; KVER=7.3: mainline)"
 	@echo "make test-tcg - code patching under multi- and single-threaded TCG on the unpatched kernel: why the debug boots hold every tracepoint"
 	@echo "make all     - the tool, the harness and the kernel"
 	@echo "make kernel  - assemble the series into build/linux and build the bzImage (KVER=7.3: mainline)"
@@ -98,9 +98,11 @@ test-nostackmap: setup
 # Not part of `make test`, which runs its short form in the debug kernel's boot:
 # docs/RELIABILITY.md, "Every id against the stack recorded beside it".
 STRESS_SECONDS ?= 600
+STRESS_WRAP_SECONDS ?= 3600
 test-stress: setup
 	$(MAINLINE)
-	tests/stress/run.sh --kver $(KVER) --seconds $(STRESS_SECONDS) $(if $(STRESS_KCSAN),--kcsan)
+	tests/stress/run.sh --kver $(KVER) --seconds $(STRESS_SECONDS) \
+		--wrap-seconds $(STRESS_WRAP_SECONDS) $(if $(STRESS_KCSAN),--kcsan)
 
 # Not part of `make test` (it Oopses kernels on purpose): docs/RELIABILITY.md.
 test-tcg: setup

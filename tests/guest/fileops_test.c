@@ -27,6 +27,11 @@
  *                                         once at the end: every id still there checked
  *                                         against the stack beside it, through its
  *                                         definition or else stack_map
+ *   fileops_test pairs-wrap SEED SECONDS [N]
+ *                                         pairs until the switch count passes 8192 by
+ *                                         PAIRS_WRAP_PAST (at most SECONDS): ids of one
+ *                                         switch count's bits and two stacks checked across
+ *                                         the wrap
  *
  * Every result is checked against the table (expect()). With tracing off the map may change
  * only through a valid reset write: the stack_map_bin stream is compared after every batch of
@@ -1552,6 +1557,9 @@ static void pr_unexpected(struct preader *r)
 static atomic_int pairs_stop, pairs_drain;
 /* pairs-overwrite: small overwriting buffers, read once at the end (cmd_pairs()) */
 static int pairs_overwrite;
+/* pairs-wrap: record until this many switches were accepted (0: for SECONDS) */
+static long pairs_until;
+#define PAIRS_WRAP_PAST 64
 
 static void pr_end_block(struct preader *r)
 {
@@ -2215,7 +2223,8 @@ static int cmd_pairs(unsigned int seed, int seconds, int nthreads, long min_swit
 	if (!pairs_overwrite)
 		pthread_create(&pacer, NULL, pairs_pacer, (void *)(uintptr_t)ncpu);
 	pairs_go = 1;
-	sleep(seconds);
+	for (long t = 0; t < seconds * 10L && !(pairs_until && pairs_next_ok >= pairs_until); t++)
+		usleep(100000);
 	/*
 	 * The workers stop before the instances do, and exit only after both have stopped:
 	 * every event they caused is in both.
@@ -2298,6 +2307,8 @@ static int cmd_pairs(unsigned int seed, int seconds, int nthreads, long min_swit
 	check(switches >= min_switches && switches >= pairs_next_ok,
 	      "pairs: %ld switches in %d s (at least %ld wanted), %ld next accepted", switches,
 	      seconds, min_switches, (long)pairs_next_ok);
+	if (pairs_until)
+		check(switch_wraps > 0, "pairs-wrap: %ld ids past switch 8191", switch_wraps);
 	top_level_recording(0);
 	must(PA "options/stackmap", "0");
 	rmdir(PA);
@@ -2317,10 +2328,16 @@ int main(int argc, char **argv)
 				  argc == 5 ? atoi(argv[4]) : 4);
 	if (argc >= 4 && argc <= 6 && !strcmp(argv[1], "pairs-overwrite"))
 		pairs_overwrite = 1;
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "pairs-wrap")) {
+		pairs_until = 8192 + PAIRS_WRAP_PAST;
+		return cmd_pairs((unsigned int)strtoul(argv[2], NULL, 0), atoi(argv[3]),
+				 argc == 5 ? atoi(argv[4]) : 0, pairs_until);
+	}
 	if (argc >= 4 && argc <= 6 && (!strcmp(argv[1], "pairs") || pairs_overwrite))
 		return cmd_pairs((unsigned int)strtoul(argv[2], NULL, 0), atoi(argv[3]),
 				 argc >= 5 ? atoi(argv[4]) : 2, argc == 6 ? atol(argv[5]) : 5);
 	fprintf(stderr, "usage: fileops_test check | random SEED SECONDS [THREADS] | "
-		"pairs[-overwrite] SEED SECONDS [THREADS [MIN-SWITCHES]]\n");
+		"pairs[-overwrite] SEED SECONDS [THREADS [MIN-SWITCHES]] | "
+		"pairs-wrap SEED SECONDS [THREADS]\n");
 	return 2;
 }
