@@ -330,7 +330,7 @@ static int pm_handler(struct trace_seq *s, struct tep_record *record, struct tep
 		return 0;
 	st = pm_find((uint32_t)val);
 	/* a map that says its switch count holds that switch and the one before only */
-	if (st && pm.sw_known && pm.map.version != SMBIN_VERSION_1 && sw != pm.map.switches &&
+	if (st && pm.sw_known && pm.map.version == SMBIN_VERSION && sw != pm.map.switches &&
 	    sw != pm.map.switches - 1)
 		st = NULL;
 	if (!st) {

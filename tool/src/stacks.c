@@ -395,7 +395,7 @@ int stk_finish(struct stk_set *s, const struct smbin_map *map, int map_gen_known
 		return ret;
 	s->map = map && map->nr ? map : NULL;
 	s->map_gen = map_gen_known ? map_gen : s->ngens ? s->gens[s->ngens - 1].gen : 0;
-	s->map_sw_known = s->map && map->version != SMBIN_VERSION_1 && s->sw_defs;
+	s->map_sw_known = s->map && map->version == SMBIN_VERSION && s->sw_defs;
 	for (i = 0; i < s->nswt; i++)
 		if (s->swt[i].gen == s->map_gen && s->swt[i].sw > s->defs_sw_max)
 			s->defs_sw_max = s->swt[i].sw;
