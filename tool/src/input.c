@@ -141,13 +141,13 @@ static int in_find_map(struct in_src *in, const char *map_opt)
 }
 
 /*
- * The map's fill from stack_map_stat ("entries: N / CAPACITY") and its generation
- * ("generation: N"), when one is at hand.
+ * From stack_map_stat, when one is at hand: the definitions the kernel lost ("defs_lost: N"),
+ * and with a map, its fill ("entries: N / CAPACITY") and its generation ("generation: N").
  */
 static void in_find_stat(struct in_src *in)
 {
 	char *path = NULL, *buf = NULL, *p;
-	unsigned long long n, cap, gen;
+	unsigned long long n, cap, gen, lost;
 	size_t len;
 
 	if (in->buffer)
@@ -156,7 +156,17 @@ static void in_find_stat(struct in_src *in)
 		path = sm_tracefs_file("stack_map_stat");
 	else if (in->dir)
 		path = sm_path_join(in->dir, "stack_map_stat");
-	if (path && in_exists(path) && !smbin_read_file(path, &buf, &len)) {
+	if (!path || !in_exists(path) || smbin_read_file(path, &buf, &len)) {
+		free(buf);
+		free(path);
+		return;
+	}
+	p = strstr(buf, "defs_lost:");
+	if (p && (p == buf || p[-1] == '\n') && sscanf(p, "defs_lost: %llu", &lost) == 1) {
+		in->defs_lost_known = 1;
+		in->defs_lost = lost;
+	}
+	if (in->have_map) {
 		p = strstr(buf, "entries:");
 		if (p && (p == buf || p[-1] == '\n') &&
 		    sscanf(p, "entries: %llu / %llu", &n, &cap) == 2 && cap) {
@@ -442,8 +452,7 @@ static int in_setup(struct in_src *in, const char *map_opt, const char *buffer, 
 		ret = in_find_map(in, map_opt);
 		if (ret)
 			return ret;
-		if (in->have_map)
-			in_find_stat(in);
+		in_find_stat(in);
 		/* (dump shows the map: it needs the definitions only when there is none) */
 		if (!(flags & IN_F_MAP_OK) || !in->have_map) {
 			ret = in_scan_defs(in);
@@ -852,6 +861,19 @@ void in_notes(const struct in_src *in)
 		       "kernel lost (at %llu places): a larger buffer keeps them (a stack_map_bin "
 		       "saved at the end holds the stacks of the last two map switches only)",
 		       in->path, (unsigned long long)st->lost_markers);
+	if (st->refs_missing && in->stk.ndefs && in->defs_lost_known && in->defs_lost)
+		sm_err("%s: the kernel counted %llu definitions that found no room in its buffer "
+		       "(stack_map_stat's defs_lost): an id used before its stack's next "
+		       "definition "
+		       "has none in the recording",
+		       in->path, (unsigned long long)in->defs_lost);
+	else if (st->refs_missing && in->stk.ndefs && in->defs_lost_known && !st->lost_markers)
+		sm_err("%s: the kernel lost no definition (stack_map_stat's defs_lost is 0) and "
+		       "the "
+		       "recording no event: those ids were recorded before stack_map_defs was set, "
+		       "or their definitions left the buffer before it was read (a stack_map_bin "
+		       "saved before the buffer is read holds them)",
+		       in->path);
 	if (st->refs_missing && in->stk.map_sw_known &&
 	    (in->stk.defs_sw_max > in->map.switches || in->stk.defs_sw_max + 1 < in->map.switches))
 		sm_err("%s: %s holds the maps of switch %u and the one before, generation %u; the "

@@ -94,6 +94,8 @@ struct in_src {
 	uint64_t map_entries, map_capacity;
 	int map_gen_known; /* ... and its "generation: N" line (low 32 bits) */
 	uint32_t map_gen;
+	int defs_lost_known; /* ... and its "defs_lost: N" line (kernels with stack_map_defs) */
+	uint64_t defs_lost;
 	struct stk_set stk; /* the definitions and the map: what the ids stand for */
 	struct in_stats st;
 	uint64_t *missing; /* distinct unresolved (generation << 32 | id) (sorted after in_feed) */

@@ -897,6 +897,15 @@ golden defs-text-events "$B/evdump" $DT
 # (b) one definition lost (stack_id 9 used, never defined): the map resolves it
 golden defs-text-lost-def $SM report $K --map "$W/basic.bin" tests/fixtures/trace-defs-map.txt
 golden defs-text-lost-def-no-map $SM report $K tests/fixtures/trace-defs-map.txt
+# (b2) ... and with the stack_map_stat of a kernel that counts lost definitions beside it: the
+# note says whether the kernel lost definitions (defs_lost) or the id came before them
+for n in 2 0; do
+	mkdir -p "$DW/lost-$n"
+	cp tests/fixtures/trace-defs-map.txt "$DW/lost-$n/trace"
+	printf 'entries:      5 / 16384\ngeneration:   0\ndefs_lost:    %s\n' $n \
+		>"$DW/lost-$n/stack_map_stat"
+	golden defs-text-defs-lost-$n $SM report $K "$DW/lost-$n"
+done
 # (c) two generations in one text: stack_id 3 is another stack in each; stack_id 9, never
 # defined, resolves from the map (stack_map_stat: generation 1) in generation 1 only
 mkdir -p "$W/gens"
