@@ -75,8 +75,9 @@ def event_stacks(out):
     return res
 
 
-def tc_text(case, plugins=None):
-    rc, out, err = run(["trace-cmd", "report", "-i", path(case, "trace.dat")], plugins)
+def tc_text(case, plugins=None, opts=()):
+    rc, out, err = run(["trace-cmd", "report"] + list(opts) + ["-i", path(case, "trace.dat")],
+                       plugins)
     return rc, out, err
 
 
@@ -167,7 +168,7 @@ guest_log = open(os.path.join(SHARE, "guest.log")).read()
 
 # 1. every recording is there
 rcs = re.findall(r"^rc=(\d+)$", guest_log, re.M)
-check("the six recordings exit 0 in the guest", rcs == ["0"] * 6, "exit codes %s" % rcs)
+check("the eight recordings exit 0 in the guest", rcs == ["0"] * 8, "exit codes %s" % rcs)
 for case in ("flight", "wrap", "stream", "tcrec"):
     check("recording %s has trace.dat and stack_map_bin" % case,
           os.path.isfile(path(case, "trace.dat")) and os.path.isfile(path(case, "stack_map_bin")),
@@ -364,49 +365,81 @@ def buffer_events(text):
     return evs
 
 
-rc, text, err = tc_text("tcpairs", PLUGIN_DIR)
-evs = buffer_events(text) if rc == 0 else {}
-# Both instances' probes of one event run one after the other: the same text, time stamps
-# microseconds apart. An address allocated again by the same task at the same call site gives
-# the same text later, and either instance may have lost either event (small buffers), so an
-# event pairs with the nearest event of the same text in the other instance only when each
-# is the other's nearest and they are less than 0.5 ms apart.
-by_key = {}
-for b in ("pa", "pb"):
-    for e in evs.get(b, []):
-        by_key.setdefault(e["key"], ([], []))[b == "pb"].append(e)
-
-
 def nearest(e, cands):
     return min(cands, key=lambda c: abs(c["ts"] - e["ts"])) if cands else None
 
 
-pairs = []
-for k, (la, lb) in by_key.items():
-    for a in la:
-        b = nearest(a, lb)
-        if b is not None and nearest(b, la) is a and abs(a["ts"] - b["ts"]) < 0.0005:
-            pairs.append((k, a, b))
-paired = ids = unresolved = 0
-wrong = []
-for k, a, b in pairs:
-    if a["frames"] is None or b["frames"] is None:
-        continue
-    paired += 1
-    if a["id"] is not None:
-        ids += 1
-        if not a["frames"]:
-            unresolved += 1
+def pairs_check(case, ba, bb, min_ids, opts=()):
+    """Every id event of buffer ba paired with the same event in buffer bb has, through
+    plugin_stackmap (trace-cmd report options opts), the frames bb recorded in full."""
+    rc, text, err = tc_text(case, PLUGIN_DIR, opts)
+    evs = buffer_events(text) if rc == 0 else {}
+    # Both instances' probes of one event run one after the other: the same text, time
+    # stamps microseconds apart. An address allocated again by the same task at the same
+    # call site gives the same text later, and either instance may have lost either event
+    # (small buffers), so an event pairs with the nearest event of the same text in the
+    # other instance only when each is the other's nearest and they are less than 0.5 ms
+    # apart.
+    by_key = {}
+    for b in (ba, bb):
+        for e in evs.get(b, []):
+            by_key.setdefault(e["key"], ([], []))[b == bb].append(e)
+    pairs = []
+    for k, (la, lb) in by_key.items():
+        for a in la:
+            b = nearest(a, lb)
+            if b is not None and nearest(b, la) is a and abs(a["ts"] - b["ts"]) < 0.0005:
+                pairs.append((k, a, b))
+    paired = ids = unresolved = 0
+    wrong = []
+    for k, a, b in pairs:
+        if a["frames"] is None or b["frames"] is None:
             continue
-    if a["frames"] != b["frames"]:
-        wrong.append(k)
-print("      tcpairs: %d events in pa, %d in pb; %d paired, %d of them ids, %d printed without "
-      "frames (definition lost, or not met yet in time order)" %
-      (len(evs.get("pa", [])), len(evs.get("pb", [])), paired, ids, unresolved))
-check("tcpairs: pa's ids paired with pb's full stacks, no wrong stack (%d ids)" % ids,
-      rc == 0 and ids - unresolved >= 500 and not wrong,
-      "rc %d, %d ids, %d without frames, %d wrong, e.g. %s" %
-      (rc, ids, unresolved, len(wrong), wrong[:2]))
+        paired += 1
+        if a["id"] is not None:
+            ids += 1
+            if not a["frames"]:
+                unresolved += 1
+                continue
+        if a["frames"] != b["frames"]:
+            wrong.append(k)
+    print("      %s: %d events in %s, %d in %s; %d paired, %d of them ids, %d printed without "
+          "frames (definition lost, or not met yet in time order)" %
+          (case, len(evs.get(ba, [])), ba, len(evs.get(bb, [])), bb, paired, ids, unresolved))
+    check("%s: %s's ids paired with %s's full stacks, no wrong stack (%d ids)" %
+          (case, ba, bb, ids),
+          rc == 0 and ids - unresolved >= min_ids and not wrong,
+          "rc %d, %d ids, %d without frames, %d wrong, e.g. %s" %
+          (rc, ids, unresolved, len(wrong), wrong[:2]))
+
+
+pairs_check("tcpairs", "pa", "pb", 500)
+
+# 8. As a flight recorder (trace-cmd start, stop, extract), overwrite on: the definitions of
+# ids the buffer still holds can be overwritten, so the stack_map_bin saved after tracing
+# stopped and before extract read the buffers resolves every id (the rst's table, "overwrite
+# on"); without it, report names the ids it cannot resolve; the plugin gives no wrong stack.
+rc, out, err = run([SM, "report", "--top", "0", "--buffer", "fr", "--map",
+                    path("tcflight", "fr.stack_map_bin"), path("tcflight", "trace.dat")])
+m = re.search(r"^# stacks: (\d+) ids resolved from definitions, (\d+) from stack_map_bin, "
+              r"(\d+) unresolved", out, re.M)
+print("      tcflight with its stack_map_bin: %s" % (m.group(0) if m else out[:200]))
+check("tcflight: the stack_map_bin saved after stop resolves every id of the extracted buffer",
+      rc == 0 and m and int(m.group(1)) > 0 and int(m.group(3)) == 0,
+      "rc %d %s %s" % (rc, out[:200], err[-300:]))
+rc, out, err = report_alone("tcflight", ["--buffer", "fr"])
+m = re.search(r"^# stacks: (\d+) ids resolved from definitions, (\d+) from stack_map_bin, "
+              r"(\d+) unresolved", out, re.M)
+print("      tcflight alone: %s" % (m.group(0) if m else out[:200]))
+check("tcflight: report on the trace.dat alone names the ids whose definitions were overwritten",
+      rc == 0 and m and (int(m.group(3)) == 0 or
+                         re.search(r"stack references to %s ids have no definition" %
+                                   m.group(3), err)),
+      "rc %d %s %s" % (rc, out[:200], err[-300:]))
+# (the instance's map, passed as the plugin's option: the one beside a trace.dat is the top
+# level's)
+pairs_check("tcflight", "fr", "fb", 100,
+            ["-O", "stackmap:file=" + path("tcflight", "fr.stack_map_bin")])
 
 # 6. KernelShark's library opens the files and shows resolved stacks through the plugin
 if KSHARK:

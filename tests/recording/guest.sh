@@ -59,6 +59,31 @@ wait $switcher
 grep -E '^(switches|recycled|drops):' $T/instances/pa/stack_map_stat | tr '\n' ' '
 echo
 
+# As a flight recorder: trace-cmd start, stop, then extract. Instance fr records ids with
+# definitions in 16 KB overwriting buffers, fb full stacks of the same events in buffers large
+# enough to hold the span fr keeps. stack_map_bin is saved after tracing stops and before
+# extract reads the buffers: the moment the rst names for an overwrite buffer.
+echo "== trace-cmd start/stop/extract, fr ids and fb full stacks, next every 50 ms"
+mkdir -p /host/tcflight $T/instances/fr $T/instances/fb
+echo 10 >$T/instances/fr/stack_map_bits
+echo 1 >$T/instances/fr/stack_map_defs
+$TC start -B fr -O stackmap -O stacktrace -b 16 -e kmem:kmalloc -e kmem:kmem_cache_alloc \
+	-B fb -O stacktrace -b 512 -e kmem:kmalloc -e kmem:kmem_cache_alloc \
+	>/host/tcflight/start.log 2>&1
+echo "rc=$?"
+touch /tmp/switching
+(while [ -e /tmp/switching ]; do echo next >$T/instances/fr/stack_map 2>/dev/null; sleep 0.05; done) &
+switcher=$!
+bash -c "$(declare -f work); work 150"
+rm -f /tmp/switching
+wait $switcher
+$TC stop -B fr -B fb
+cat $T/instances/fr/stack_map_bin >/host/tcflight/fr.stack_map_bin
+grep -E '^(switches|recycled|defs_lost):' $T/instances/fr/stack_map_stat | tr '\n' ' '
+echo
+$TC extract -B fr -B fb -o /host/tcflight/trace.dat >/host/tcflight/extract.log 2>&1
+echo "rc=$?"
+
 echo "== stackmap record --defs, streaming 16 KB per CPU, next every 50 ms"
 touch /tmp/switching
 (while [ -e /tmp/switching ]; do echo next >$T/stack_map 2>/dev/null; sleep 0.05; done) &

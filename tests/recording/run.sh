@@ -6,13 +6,16 @@
 # streaming with a 32 KB buffer) and with Debian's `trace-cmd record` (the host's binary and
 # its libraries, copied into the share folder and started through the dynamic loader), and
 # both again as a user records with definitions (16 KB buffers, `next` every 50 ms, trace-cmd
-# with one instance of ids and one of full stacks of the same events); then
+# with one instance of ids and one of full stacks of the same events, in streaming and as a
+# flight recorder: trace-cmd start, stop, extract, the instance's stack_map_bin saved
+# between stop and extract); then
 # tests/recording/check.py checks on the host: trace-cmd report with plugin_stackmap prints
 # the frames stackmap dump gives for every id event, report on trace.dat == report on the
 # text of the same run, own-CPU attribution in the wrapped buffer, the streaming conservation
 # law (events on disk + lost reported == events the kernel wrote, per_cpu/*/stats), the
 # recordings with definitions resolved alone or their unresolved ids counted with the reason,
-# no wrong stack among the paired events of the two instances, and
+# the flight recorder's resolved in full by its stack_map_bin, no wrong stack among the paired
+# events of the two instances, and
 # KernelShark's library (libkshark) loading the files with the plugin.
 #
 # KERNEL=path/to/bzImage (default build/obj/arch/x86/boot/bzImage, what scripts/test builds).
