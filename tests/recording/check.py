@@ -414,6 +414,9 @@ def pairs_check(case, ba, bb, min_ids, opts=()):
 
 
 pairs_check("tcpairs", "pa", "pb", 500)
+# pc's ids name other stacks than pa's (its map also holds scheduler stacks): the plugin keeps
+# each buffer's definitions apart
+pairs_check("tcpairs", "pc", "pb", 500)
 
 # 8. As a flight recorder (trace-cmd start, stop, extract), overwrite on: the definitions of
 # ids the buffer still holds can be overwritten, so the stack_map_bin saved after tracing

@@ -41,17 +41,26 @@ echo 0 >$T/options/stackmap
 echo 0 >$T/options/stacktrace
 
 # As a user records a running system with definitions: small overwriting buffers, the map
-# switched every 50 ms, and no stack_map_bin kept. Instance pa records stack ids with
-# definitions, pb full stacks of the same kmem events (check.py pairs them).
-echo "== trace-cmd record, pa ids and pb full stacks, next every 50 ms"
-mkdir -p /host/tcpairs $T/instances/pa $T/instances/pb
-echo 10 >$T/instances/pa/stack_map_bits
-echo 1 >$T/instances/pa/stack_map_defs
+# switched every 50 ms, and no stack_map_bin kept. Instances pa and pc record stack ids with
+# definitions, pc of scheduler events too, so that its ids name other stacks than pa's, and pb
+# full stacks of the kmem events (check.py pairs them).
+echo "== trace-cmd record, pa and pc ids and pb full stacks, next every 50 ms"
+mkdir -p /host/tcpairs $T/instances/pa $T/instances/pb $T/instances/pc
+for i in pa pc; do
+	echo 10 >$T/instances/$i/stack_map_bits
+	echo 1 >$T/instances/$i/stack_map_defs
+done
 touch /tmp/switching
-(while [ -e /tmp/switching ]; do echo next >$T/instances/pa/stack_map 2>/dev/null; sleep 0.05; done) &
+(while [ -e /tmp/switching ]; do
+	echo next >$T/instances/pa/stack_map 2>/dev/null
+	echo next >$T/instances/pc/stack_map 2>/dev/null
+	sleep 0.05
+done) &
 switcher=$!
 $TC record -q -B pa -O stackmap -O stacktrace -b 16 -e kmem:kmalloc -e kmem:kmem_cache_alloc \
 	-B pb -O stacktrace -b 16 -e kmem:kmalloc -e kmem:kmem_cache_alloc \
+	-B pc -O stackmap -O stacktrace -b 16 -e kmem:kmalloc -e kmem:kmem_cache_alloc \
+	-e sched:sched_switch -e sched:sched_wakeup \
 	-o /host/tcpairs/trace.dat -- bash -c "$(declare -f work); work 150" >/host/tcpairs/record.log 2>&1
 echo "rc=$?"
 rm -f /tmp/switching
