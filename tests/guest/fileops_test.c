@@ -2144,6 +2144,7 @@ static int cmd_pairs(unsigned int seed, int seconds, int nthreads, long min_swit
 	pthread_t w[PAIRS_WORKERS], sw, pacer;
 	struct rthread rt[16];
 	long paired = 0, mismatch = 0, unpaired[2] = { 0, 0 }, unresolved = 0, events = 0, ids = 0;
+	long crossed, races;
 	long fallbacks = 0, defs = 0, unexpected = 0, orphans = 0, lost, unread, switches, recycled;
 	long total, overrun_a;
 	char filter[256];
@@ -2258,6 +2259,8 @@ static int cmd_pairs(unsigned int seed, int seconds, int nthreads, long min_swit
 	unread = pairs_stat(PA, ncpu, "entries:") + pairs_stat(PB, ncpu, "entries:");
 	switches = inst_stat(PA, "switches:");
 	recycled = inst_stat(PA, "recycled:");
+	crossed = inst_stat(PA, "switch_crossed:");
+	races = inst_stat(PA, "switch_races:");
 	pairs_sort_defs();
 	pairs_match(rd, ncpu, &paired, &mismatch, unpaired, &unresolved);
 	for (int c = 0; c < ncpu; c++) {
@@ -2277,6 +2280,10 @@ static int cmd_pairs(unsigned int seed, int seconds, int nthreads, long min_swit
 	       "operations; workers held %ld times\n",
 	       events, paired, ids, defs, fallbacks, switches, (long)pairs_next_ok, recycled,
 	       switch_wraps, total, (long)pairs_held);
+	/* The two races of a switch, seen run: their events are among the pairs checked. */
+	printf("# pairs: switch_crossed %ld (id events whose recorder was in its section when "
+	       "another context switched: the recycle waited for them), switch_races %ld\n",
+	       crossed, races);
 	if (pairs_overwrite) {
 		/* What it is for: retired maps recycled because pa's buffers overwrote their ids. */
 		printf("# pairs-overwrite: %ld events overwritten in pa; %ld kept by pa only, %ld by "
@@ -2307,8 +2314,12 @@ static int cmd_pairs(unsigned int seed, int seconds, int nthreads, long min_swit
 	check(switches >= min_switches && switches >= pairs_next_ok,
 	      "pairs: %ld switches in %d s (at least %ld wanted), %ld next accepted", switches,
 	      seconds, min_switches, (long)pairs_next_ok);
-	if (pairs_until)
+	if (pairs_until) {
 		check(switch_wraps > 0, "pairs-wrap: %ld ids past switch 8191", switch_wraps);
+		/* thousands of switches: a recorder in its section at one of them */
+		check(crossed > 0, "pairs-wrap: switch_crossed %ld in %ld switches", crossed,
+		      switches);
+	}
 	top_level_recording(0);
 	must(PA "options/stackmap", "0");
 	rmdir(PA);
