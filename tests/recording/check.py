@@ -75,10 +75,16 @@ def event_stacks(out):
     return res
 
 
+_tc_texts = {}
+
+
 def tc_text(case, plugins=None, opts=()):
-    rc, out, err = run(["trace-cmd", "report"] + list(opts) + ["-i", path(case, "trace.dat")],
-                       plugins)
-    return rc, out, err
+    """trace-cmd report of a case's trace.dat, read once per case, plugins and options."""
+    key = (case, plugins, tuple(opts))
+    if key not in _tc_texts:
+        _tc_texts[key] = run(["trace-cmd", "report"] + list(opts) +
+                             ["-i", path(case, "trace.dat")], plugins)
+    return _tc_texts[key]
 
 
 def dump_frames(case):
@@ -369,11 +375,17 @@ def nearest(e, cands):
     return min(cands, key=lambda c: abs(c["ts"] - e["ts"])) if cands else None
 
 
+_tc_events = {}
+
+
 def pairs_check(case, ba, bb, min_ids, opts=()):
     """Every id event of buffer ba paired with the same event in buffer bb has, through
     plugin_stackmap (trace-cmd report options opts), the frames bb recorded in full."""
     rc, text, err = tc_text(case, PLUGIN_DIR, opts)
-    evs = buffer_events(text) if rc == 0 else {}
+    key = (case, tuple(opts))
+    if key not in _tc_events:
+        _tc_events[key] = buffer_events(text) if rc == 0 else {}
+    evs = _tc_events[key]
     # Both instances' probes of one event run one after the other: the same text, time
     # stamps microseconds apart. An address allocated again by the same task at the same
     # call site gives the same text later, and either instance may have lost either event
